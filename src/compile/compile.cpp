@@ -1,0 +1,144 @@
+// partition::compile: canonicalize, choose a kernel, cache the result.
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "compile/compile_cache.hpp"
+#include "compile/compiled_impl.hpp"
+#include "compile/fused_expr.hpp"
+#include "interface/errors.hpp"
+#include "kernels/native/expr_kernel.hpp"
+#include "kernels/onednn/binary_kernel.hpp"
+#include "runtime/parallel.hpp"
+#include "runtime/verbose.hpp"
+
+namespace fusebox {
+namespace detail {
+namespace {
+
+enum class kernel_choice { automatic, onednn, native };
+
+kernel_choice kernel_from_env() {
+    const char *s = std::getenv("FUSEBOX_KERNEL");
+    if (!s || !*s || !std::strcmp(s, "auto")) return kernel_choice::automatic;
+    if (!std::strcmp(s, "onednn")) return kernel_choice::onednn;
+    if (!std::strcmp(s, "native")) return kernel_choice::native;
+    fail(status::invalid_arguments, "FUSEBOX_KERNEL must be onednn, native or auto, got \"", s, "\"");
+}
+
+// Partitions this small run inline on the native kernel: a primitive call
+// alone costs more than the work.
+constexpr int64_t kSmallBytes = 1 << 16;
+
+std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice choice, size_t pid) {
+    int64_t bytes = static_cast<int64_t>(data_type_size(e.output.get_data_type()));
+    for (const auto &o : e.operands) bytes += static_cast<int64_t>(data_type_size(e.inputs[o.port].get_data_type()));
+    bytes *= e.numel();
+    if (choice == kernel_choice::native || (choice == kernel_choice::automatic && bytes < kSmallBytes))
+        return make_native_kernel(e);
+    std::string why;
+    if (auto k = make_onednn_kernel(e, why)) return k;
+    if (choice == kernel_choice::onednn)
+        fail(status::unimplemented, "compile: partition ", pid, ": FUSEBOX_KERNEL=onednn but ", why);
+    return make_native_kernel(e);
+}
+
+// (input, output) pairs that may share a buffer: same type and layout, and
+// every use of the input reads exactly the element being written.
+std::vector<std::pair<size_t, size_t>> inplace_pairs(const fused_expr &e) {
+    std::vector<std::pair<size_t, size_t>> pairs;
+    for (size_t p = 0; p < e.inputs.size(); ++p) {
+        const logical_tensor &in = e.inputs[p];
+        bool ok = in.get_data_type() == e.output.get_data_type() && in.get_dims() == e.output.get_dims() &&
+                  in.get_strides() == e.output.get_strides();
+        for (const auto &o : e.operands)
+            if (o.port == p) ok = ok && o.strides == e.out_strides;
+        if (ok) pairs.emplace_back(in.get_id(), e.output.get_id());
+    }
+    return pairs;
+}
+
+void write_lt(std::ostringstream &os, const logical_tensor &lt) {
+    os << lt.get_id() << ':' << static_cast<int>(lt.get_data_type()) << ':' << static_cast<int>(lt.get_layout_type())
+       << ':' << lt.get_ndims() << shape_str(lt.get_dims()) << shape_str(lt.get_strides()) << ';';
+}
+
+std::string cache_key(const partition_impl &part, const std::vector<logical_tensor> &inputs,
+                      const std::vector<logical_tensor> &outputs, kernel_choice choice) {
+    std::ostringstream os;
+    os << static_cast<int>(choice) << '|' << max_threads() << '|';
+    for (const op &o : part.ops) {
+        os << static_cast<int>(o.get_kind()) << '(';
+        for (const auto &[a, v] : o.get_attrs()) {
+            os << static_cast<int>(a) << '=';
+            if (auto *s = std::get_if<std::string>(&v)) os << *s;
+            else if (auto *i = std::get_if<int64_t>(&v)) os << *i;
+            else os << shape_str(std::get<std::vector<int64_t>>(v));
+            os << ',';
+        }
+        for (const auto &lt : o.get_inputs()) os << lt.get_id() << ':' << static_cast<int>(lt.get_data_type()) << ',';
+        os << "->" << o.get_outputs()[0].get_id() << ':' << static_cast<int>(o.get_outputs()[0].get_data_type()) << ')';
+    }
+    os << '|';
+    for (const auto &lt : inputs) write_lt(os, lt);
+    os << '|';
+    for (const auto &lt : outputs) write_lt(os, lt);
+    return os.str();
+}
+
+} // namespace
+} // namespace detail
+
+using detail::partition_impl;
+
+size_t partition::get_id() const { return impl_ ? impl_->id : 0; }
+
+std::vector<size_t> partition::get_ops() const {
+    std::vector<size_t> ids;
+    if (impl_)
+        for (const op &o : impl_->ops) ids.push_back(o.get_id());
+    return ids;
+}
+
+size_t partition::get_ops_num() const { return impl_ ? impl_->ops.size() : 0; }
+bool partition::is_supported() const { return impl_ && impl_->supported; }
+std::vector<logical_tensor> partition::get_input_ports() const { return impl_ ? impl_->inputs : std::vector<logical_tensor>{}; }
+std::vector<logical_tensor> partition::get_output_ports() const { return impl_ ? impl_->outputs : std::vector<logical_tensor>{}; }
+
+compiled_partition partition::compile(const std::vector<logical_tensor> &inputs, const std::vector<logical_tensor> &outputs,
+                                      const engine &e) const {
+    using namespace detail;
+    if (!impl_) fail(status::invalid_arguments, "compile: empty partition");
+    if (e.get_kind() != impl_->engine_kind) fail(status::invalid_arguments, "compile: engine kind does not match the graph's");
+    if (!impl_->supported) fail(status::unimplemented, "compile: partition ", impl_->id, " is not supported");
+    const auto start = std::chrono::steady_clock::now();
+    const kernel_choice choice = kernel_from_env();
+    bool built = false;
+    auto shared = cached_compile(cache_key(*impl_, inputs, outputs, choice), [&] {
+        built = true;
+        fused_expr expr = build_fused_expr(*impl_, inputs, outputs);
+        auto c = std::make_shared<compiled_impl>();
+        c->inputs = expr.inputs;
+        c->output = expr.output;
+        c->inplace = inplace_pairs(expr);
+        c->k = choose_kernel(expr, choice, impl_->id);
+        for (const op &o : impl_->ops)
+            c->ops += (c->ops.empty() ? "" : ",") + std::string(op_kind_name(o.get_kind())) + "#" + std::to_string(o.get_id());
+        return std::shared_ptr<const compiled_impl>(std::move(c));
+    });
+    auto c = std::make_shared<compiled_impl>(*shared);
+    c->partition_id = impl_->id;
+    if (verbose_enabled()) {
+        std::ostringstream os;
+        os << "compile,partition=" << c->partition_id << ",ops=" << c->ops << ",impl=" << c->k->info()
+           << (built ? "" : ",cache_hit") << ",out=" << data_type_name(c->output.get_data_type())
+           << shape_str(c->output.get_dims()) << ",time_ms=" << ms_since(start);
+        verbose_print(os.str());
+    }
+    compiled_partition cp;
+    cp.impl_ = std::move(c);
+    return cp;
+}
+
+} // namespace fusebox

@@ -1,0 +1,18 @@
+// Compiled partitions keyed by everything that determines the result:
+// the partition's ops and ports, the compile-time shapes and the kernel policy.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "compile/compiled_impl.hpp"
+
+namespace fusebox::detail {
+
+/// Returns the cached entry for `key`, or builds it with `make` and caches it
+/// (least recently used entries are evicted beyond a fixed capacity).
+std::shared_ptr<const compiled_impl> cached_compile(const std::string &key,
+                                                    const std::function<std::shared_ptr<const compiled_impl>()> &make);
+
+} // namespace fusebox::detail

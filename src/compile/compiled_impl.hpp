@@ -1,0 +1,20 @@
+// Internal state behind fusebox::compiled_partition.
+#pragma once
+
+#include <memory>
+
+#include "fusebox/fusebox.hpp"
+#include "kernels/kernel.hpp"
+
+namespace fusebox::detail {
+
+struct compiled_impl {
+    size_t partition_id = 0;
+    std::string ops;                    // e.g. "Add#3,Equal#4" for verbose lines
+    std::vector<logical_tensor> inputs; // in partition port order
+    logical_tensor output;
+    std::vector<std::pair<size_t, size_t>> inplace;
+    std::shared_ptr<const kernel> k;
+};
+
+} // namespace fusebox::detail

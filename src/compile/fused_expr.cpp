@@ -1,0 +1,203 @@
+#include "compile/fused_expr.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "interface/errors.hpp"
+#include "interface/op_schema.hpp"
+
+namespace fusebox::detail {
+namespace {
+
+const logical_tensor &given_for(const std::vector<logical_tensor> &given, const logical_tensor &port,
+                                const char *what, size_t partition_id) {
+    for (const auto &lt : given)
+        if (lt.get_id() == port.get_id()) return lt;
+    fail(status::invalid_arguments, "compile: partition ", partition_id, ": no logical tensor given for ", what,
+         " tensor id ", port.get_id());
+}
+
+// Strides that give every element its own address (checked conservatively:
+// sorted by stride, each stride reaches past the previous dim's extent).
+bool non_overlapping(const dims &shape, const dims &strides) {
+    std::vector<size_t> order;
+    for (size_t i = 0; i < shape.size(); ++i)
+        if (shape[i] > 1) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+    int64_t reach = 1;
+    for (size_t i : order) {
+        if (strides[i] < reach) return false;
+        reach = strides[i] * shape[i];
+    }
+    return true;
+}
+
+logical_tensor check_input(const logical_tensor &port, const logical_tensor &lt, size_t pid) {
+    const size_t id = lt.get_id();
+    if (lt.get_data_type() != port.get_data_type())
+        fail(status::invalid_data_type, "compile: partition ", pid, ": input tensor ", id, " has type ",
+             data_type_name(lt.get_data_type()), ", the partition expects ", data_type_name(port.get_data_type()));
+    if (!lt.has_known_shape())
+        fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has unknown shape ", shape_str(lt));
+    if (lt.get_layout_type() == logical_tensor::layout_type::undef)
+        fail(status::invalid_arguments, "compile: partition ", pid, ": input tensor ", id, " has an undefined layout");
+    if (port.get_ndims() >= 0) {
+        bool same = port.get_ndims() == lt.get_ndims();
+        for (size_t i = 0; same && i < lt.get_dims().size(); ++i)
+            same = port.get_dims()[i] < 0 || port.get_dims()[i] == lt.get_dims()[i];
+        if (!same)
+            fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has shape ", shape_str(lt),
+                 ", the partition expects ", shape_str(port));
+    }
+    for (int64_t s : lt.get_strides())
+        if (s < 0) fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has a negative stride");
+    if (lt.get_layout_type() == logical_tensor::layout_type::any) // an input left to us is dense
+        return logical_tensor(id, lt.get_data_type(), lt.get_dims(), logical_tensor::layout_type::strided,
+                              lt.get_property_type());
+    return lt;
+}
+
+logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims &shape, size_t pid) {
+    const size_t id = lt.get_id();
+    if (lt.get_data_type() != data_type::undef && lt.get_data_type() != dt)
+        fail(status::invalid_data_type, "compile: partition ", pid, ": output tensor ", id, " has type ",
+             data_type_name(lt.get_data_type()), ", the partition produces ", data_type_name(dt));
+    if (lt.get_ndims() >= 0) {
+        bool same = static_cast<size_t>(lt.get_ndims()) == shape.size();
+        for (size_t i = 0; same && i < shape.size(); ++i) same = lt.get_dims()[i] < 0 || lt.get_dims()[i] == shape[i];
+        if (!same)
+            fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id, " has shape ", shape_str(lt),
+                 ", the partition produces ", shape_str(shape));
+    }
+    const bool explicit_strides = lt.get_layout_type() == logical_tensor::layout_type::strided &&
+                                  lt.has_known_shape() && lt.get_strides().size() == shape.size();
+    if (!explicit_strides) return logical_tensor(id, dt, shape, logical_tensor::layout_type::strided, lt.get_property_type());
+    if (!non_overlapping(shape, lt.get_strides()))
+        fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id,
+             " has strides under which elements overlap");
+    for (int64_t s : lt.get_strides())
+        if (s < 0) fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id, " has a negative stride");
+    return logical_tensor(id, dt, shape, lt.get_strides(), lt.get_property_type());
+}
+
+// Drops size-1 dims and merges dim i into i+1 where every stride vector allows.
+void merge_dims(fused_expr &e) {
+    std::vector<dims *> all{&e.out_strides};
+    for (auto &o : e.operands) all.push_back(&o.strides);
+    if (e.numel() == 0) {
+        e.shape = {0};
+        for (dims *s : all) *s = {0};
+        return;
+    }
+    dims shape;
+    std::vector<dims> merged(all.size());
+    for (size_t i = 0; i < e.shape.size(); ++i) {
+        if (e.shape[i] == 1) continue;
+        bool can_merge = !shape.empty();
+        for (size_t k = 0; can_merge && k < all.size(); ++k)
+            can_merge = merged[k].back() == (*all[k])[i] * e.shape[i];
+        if (can_merge) {
+            shape.back() *= e.shape[i];
+            for (size_t k = 0; k < all.size(); ++k) merged[k].back() = (*all[k])[i];
+        } else {
+            shape.push_back(e.shape[i]);
+            for (size_t k = 0; k < all.size(); ++k) merged[k].push_back((*all[k])[i]);
+        }
+    }
+    if (shape.empty()) { // one element
+        shape = {1};
+        for (auto &m : merged) m = {0};
+    }
+    e.shape = shape;
+    for (size_t k = 0; k < all.size(); ++k) *all[k] = merged[k];
+}
+
+} // namespace
+
+int64_t fused_expr::numel() const {
+    return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
+}
+
+std::string fused_expr::to_string() const {
+    std::ostringstream os;
+    auto arg = [&](int a) { return a >= 0 ? "x" + std::to_string(a) : "n" + std::to_string(~a); };
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const auto &n = nodes[i];
+        os << (i ? " " : "") << "n" << i << "=" << op_kind_name(n.kind) << "(" << data_type_name(n.in_dt[0]) << " "
+           << arg(n.arg[0]) << "," << data_type_name(n.in_dt[1]) << " " << arg(n.arg[1]) << ")->"
+           << data_type_name(n.out_dt);
+    }
+    os << " shape=" << shape_str(shape);
+    for (size_t k = 0; k < operands.size(); ++k) os << " x" << k << ":" << shape_str(operands[k].strides);
+    os << " out:" << shape_str(out_strides);
+    return os.str();
+}
+
+fused_expr build_fused_expr(const partition_impl &part, const std::vector<logical_tensor> &inputs,
+                            const std::vector<logical_tensor> &outputs) {
+    const size_t pid = part.id;
+    if (inputs.size() != part.inputs.size() || outputs.size() != part.outputs.size())
+        fail(status::invalid_arguments, "compile: partition ", pid, " has ", part.inputs.size(), " inputs and ",
+             part.outputs.size(), " outputs, got ", inputs.size(), " and ", outputs.size());
+    fused_expr e;
+    std::map<size_t, dims> shape_of;   // tensor id -> concrete shape
+    std::map<size_t, size_t> port_of;  // tensor id -> input port
+    std::map<size_t, int> node_of;     // tensor id -> producing node
+    for (size_t k = 0; k < part.inputs.size(); ++k) {
+        e.inputs.push_back(check_input(part.inputs[k], given_for(inputs, part.inputs[k], "input", pid), pid));
+        shape_of[e.inputs[k].get_id()] = e.inputs[k].get_dims();
+        port_of[e.inputs[k].get_id()] = k;
+    }
+
+    std::vector<broadcast_rule> rules;
+    for (const op &o : part.ops) {
+        const auto &a = o.get_inputs()[0], &b = o.get_inputs()[1];
+        rules.push_back(read_broadcast_rule(o));
+        shape_of[o.get_outputs()[0].get_id()] =
+            infer_binary_shape(o, rules.back(), shape_of.at(a.get_id()), shape_of.at(b.get_id()));
+        node_of[o.get_outputs()[0].get_id()] = static_cast<int>(e.nodes.size());
+        e.nodes.push_back({o.get_kind(), {a.get_data_type(), b.get_data_type()}, o.get_outputs()[0].get_data_type(), {0, 0}});
+    }
+    const auto &root = part.ops.back().get_outputs()[0];
+    e.output = resolve_output(given_for(outputs, root, "output", pid), root.get_data_type(), shape_of.at(root.get_id()), pid);
+    e.shape = e.output.get_dims();
+    e.out_strides = e.output.get_strides();
+
+    // Walk from the root to the leaves, lining every operand's dims up with the
+    // output's (pos: output dim of each dim of a node's result, -1 for none).
+    const size_t rank = e.shape.size();
+    std::vector<std::vector<int>> pos(e.nodes.size());
+    pos.back().resize(rank);
+    std::iota(pos.back().begin(), pos.back().end(), 0);
+    for (size_t n = e.nodes.size(); n-- > 0;) {
+        const op &o = part.ops[n];
+        const size_t node_rank = shape_of.at(o.get_outputs()[0].get_id()).size();
+        for (int k = 0; k < 2; ++k) {
+            const size_t id = o.get_inputs()[k].get_id();
+            const dims &shape = shape_of.at(id);
+            std::vector<int> map = operand_dim_map(rules[n], k, shape, node_rank), p(shape.size(), -1);
+            for (size_t i = 0; i < shape.size(); ++i)
+                if (map[i] >= 0) p[i] = pos[n][map[i]];
+            if (auto it = node_of.find(id); it != node_of.end()) {
+                pos[it->second] = p;
+                e.nodes[n].arg[k] = ~it->second;
+                continue;
+            }
+            operand use{port_of.at(id), dims(rank, 0)};
+            const dims &strides = e.inputs[use.port].get_strides();
+            for (size_t i = 0; i < shape.size(); ++i)
+                if (shape[i] != 1) use.strides[p[i]] = strides[i];
+            auto same = std::find_if(e.operands.begin(), e.operands.end(), [&](const operand &x) {
+                return x.port == use.port && x.strides == use.strides;
+            });
+            e.nodes[n].arg[k] = static_cast<int>(same - e.operands.begin());
+            if (same == e.operands.end()) e.operands.push_back(std::move(use));
+        }
+    }
+    merge_dims(e);
+    return e;
+}
+
+} // namespace fusebox::detail

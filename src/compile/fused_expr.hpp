@@ -1,0 +1,50 @@
+// The canonical form of a partition compiled for concrete shapes: a list of
+// binary nodes over operands that are all indexed in one iteration space.
+#pragma once
+
+#include <string>
+
+#include "interface/graph_impl.hpp"
+
+namespace fusebox::detail {
+
+using dims = logical_tensor::dims;
+
+/// One use of a partition input, with strides over the iteration space
+/// (0 where the input is broadcast).
+struct operand {
+    size_t port; // index into fused_expr::inputs
+    dims strides;
+};
+
+/// One op of the partition. An arg >= 0 is an operand index; arg < 0 is the
+/// result of node ~arg (computed earlier, over the whole iteration space).
+struct expr_node {
+    op::kind kind;
+    data_type in_dt[2];
+    data_type out_dt;
+    int arg[2];
+};
+
+struct fused_expr {
+    std::vector<logical_tensor> inputs; // compiled input ports, in partition port order
+    logical_tensor output;              // compiled output port
+    std::vector<expr_node> nodes;       // evaluation order; the last node produces `output`
+    std::vector<operand> operands;
+    // Iteration space: the output shape with size-1 dims dropped and adjacent
+    // dims merged wherever every operand and the output allow it.
+    dims shape;
+    dims out_strides;
+
+    int64_t numel() const;
+    /// Human-readable form for verbose output and tests, e.g.
+    /// "Add(f32 x0, f32 x1)->f32 shape=[64,4096] x0:[4096,1] x1:[0,1]".
+    std::string to_string() const;
+};
+
+/// Validates the logical tensors given to partition::compile against the
+/// partition's ports and builds the canonical expression.
+fused_expr build_fused_expr(const partition_impl &part, const std::vector<logical_tensor> &inputs,
+                            const std::vector<logical_tensor> &outputs);
+
+} // namespace fusebox::detail

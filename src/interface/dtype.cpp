@@ -1,0 +1,57 @@
+#include "interface/dtype.hpp"
+
+#include <cstring>
+
+namespace fusebox {
+namespace {
+
+struct dtype_fact {
+    data_type dt;
+    const char *name;
+    size_t size;
+};
+
+constexpr dtype_fact kFacts[] = {
+    {data_type::undef, "undef", 0},  {data_type::f16, "f16", 2},
+    {data_type::bf16, "bf16", 2},    {data_type::f32, "f32", 4},
+    {data_type::f64, "f64", 8},      {data_type::s8, "s8", 1},
+    {data_type::u8, "u8", 1},        {data_type::s16, "s16", 2},
+    {data_type::u16, "u16", 2},      {data_type::s32, "s32", 4},
+    {data_type::u32, "u32", 4},      {data_type::s64, "s64", 8},
+    {data_type::u64, "u64", 8},      {data_type::boolean, "boolean", 1},
+    {data_type::string, "string", sizeof(string_view_t)},
+};
+
+const dtype_fact &fact(data_type dt) {
+    for (const auto &f : kFacts)
+        if (f.dt == dt) return f;
+    return kFacts[0];
+}
+
+} // namespace
+
+size_t data_type_size(data_type dt) { return fact(dt).size; }
+const char *data_type_name(data_type dt) { return fact(dt).name; }
+
+namespace detail {
+
+bool is_float(data_type dt) {
+    return dt == data_type::f16 || dt == data_type::bf16 || dt == data_type::f32 || dt == data_type::f64;
+}
+
+bool is_integer(data_type dt) {
+    switch (dt) {
+    case data_type::s8: case data_type::u8: case data_type::s16: case data_type::u16:
+    case data_type::s32: case data_type::u32: case data_type::s64: case data_type::u64: return true;
+    default: return false;
+    }
+}
+
+data_type data_type_from_name(const std::string &name) {
+    for (const auto &f : kFacts)
+        if (name == f.name) return f.dt;
+    return data_type::undef;
+}
+
+} // namespace detail
+} // namespace fusebox

@@ -1,0 +1,18 @@
+// What the compiler hands to the runtime: one kernel per compiled partition.
+#pragma once
+
+#include <string>
+
+namespace fusebox::detail {
+
+class kernel {
+public:
+    virtual ~kernel() = default;
+    /// Implementation name for verbose output, e.g. "onednn:jit:uni" or "native:expr:scalar".
+    virtual std::string info() const = 0;
+    /// Computes the whole output. `inputs` holds one pointer per partition
+    /// input port. Splits the work on the caller's TBB arena; thread-safe.
+    virtual void execute(const void *const *inputs, void *output) const = 0;
+};
+
+} // namespace fusebox::detail

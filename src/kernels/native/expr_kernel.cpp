@@ -1,0 +1,168 @@
+// The iteration space is walked row by row (the innermost merged dim), each
+// row in blocks small enough that every intermediate stays in L1. Per block,
+// nodes run in order; operands with an inner stride of 0 are passed as
+// broadcast scalars, other strided operands are gathered first.
+#include "kernels/native/expr_kernel.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "interface/errors.hpp"
+#include "kernels/native/binary_ops.hpp"
+#include "runtime/parallel.hpp"
+
+namespace fusebox::detail {
+namespace {
+
+constexpr int64_t kBlock = 512;
+
+void copy_elements(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n, size_t es) {
+    auto *d = static_cast<unsigned char *>(dst);
+    auto *s = static_cast<const unsigned char *>(src);
+    for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * ds * es, s + i * ss * es, es);
+}
+
+struct node_plan {
+    binary_fn fn;
+    convert_fn cvt_in[2];
+    convert_fn cvt_out;
+    int arg[2];
+    size_t cvt_slot[2]; // scratch offsets, used when cvt_in is set
+    size_t tmp_slot;    // compute-type result before cvt_out
+    size_t res_slot;    // result in the node's output type
+};
+
+struct operand_plan {
+    size_t port;
+    size_t elem_size;
+    std::vector<int64_t> strides;
+    size_t gather_slot; // used when the inner stride is neither 0 nor 1
+};
+
+class native_expr_kernel final : public kernel {
+public:
+    explicit native_expr_kernel(const fused_expr &e) : shape_(e.shape), out_strides_(e.out_strides) {
+        out_size_ = data_type_size(e.output.get_data_type());
+        auto slot = [&](size_t bytes) { return std::exchange(scratch_bytes_, scratch_bytes_ + kBlock * bytes); };
+        for (const auto &o : e.operands) {
+            size_t es = data_type_size(e.inputs[o.port].get_data_type());
+            operands_.push_back({o.port, es, o.strides, slot(es)});
+            bytes_per_element_ += es;
+        }
+        bytes_per_element_ += out_size_;
+        for (const auto &n : e.nodes) {
+            const data_type ct = compute_type(n.in_dt[0], n.in_dt[1]);
+            node_plan p{};
+            p.fn = n.kind == op::kind::Add ? find_add(ct) : find_equal(ct);
+            if (!p.fn)
+                fail(status::unimplemented, "native kernel: no ", op_kind_name(n.kind), " for ", data_type_name(ct));
+            for (int k = 0; k < 2; ++k) {
+                p.arg[k] = n.arg[k];
+                if (n.in_dt[k] != ct) p.cvt_in[k] = find_convert(n.in_dt[k], ct), p.cvt_slot[k] = slot(4);
+            }
+            if (n.kind == op::kind::Add && n.out_dt != ct) p.cvt_out = find_convert(ct, n.out_dt), p.tmp_slot = slot(4);
+            p.res_slot = slot(8);
+            nodes_.push_back(p);
+        }
+    }
+
+    std::string info() const override { return "native:expr:scalar"; }
+
+    void execute(const void *const *inputs, void *output) const override {
+        const int64_t total = std::accumulate(shape_.begin(), shape_.end(), int64_t{1}, std::multiplies<int64_t>());
+        if (total == 0) return;
+        const int chunks = static_cast<int>(std::min<int64_t>(plan_chunks(total * bytes_per_element_), total));
+        parallel_chunks(chunks, [&](int c) { run(inputs, output, total * c / chunks, total * (c + 1) / chunks); });
+    }
+
+private:
+    void run(const void *const *inputs, void *output, int64_t begin, int64_t end) const {
+        thread_local std::vector<unsigned char> scratch;
+        if (scratch.size() < scratch_bytes_) scratch.resize(scratch_bytes_);
+        const size_t rank = shape_.size();
+        std::vector<int64_t> idx(rank);
+        for (size_t d = rank, rest = begin; d-- > 0;) idx[d] = rest % shape_[d], rest /= shape_[d];
+        std::vector<const unsigned char *> ptr(operands_.size());
+        std::vector<const void *> view(operands_.size() + nodes_.size());
+        std::vector<int64_t> stride(view.size());
+        for (int64_t pos = begin; pos < end;) {
+            const int64_t row = std::min(shape_[rank - 1] - idx[rank - 1], end - pos);
+            for (size_t k = 0; k < operands_.size(); ++k) {
+                int64_t off = 0;
+                for (size_t d = 0; d < rank; ++d) off += idx[d] * operands_[k].strides[d];
+                ptr[k] = static_cast<const unsigned char *>(inputs[operands_[k].port]) + off * operands_[k].elem_size;
+            }
+            int64_t out_off = 0;
+            for (size_t d = 0; d < rank; ++d) out_off += idx[d] * out_strides_[d];
+            auto *out = static_cast<unsigned char *>(output) + out_off * out_size_;
+            for (int64_t b = 0; b < row; b += kBlock)
+                eval_block(scratch.data(), ptr, view.data(), stride.data(), b, out + b * out_strides_[rank - 1] * out_size_, std::min(kBlock, row - b));
+            pos += row;
+            idx[rank - 1] += row;
+            for (size_t d = rank - 1; d > 0 && idx[d] == shape_[d]; --d) idx[d] = 0, ++idx[d - 1];
+        }
+    }
+
+    // view/stride: operands at index k, node results at index operands + n.
+    void eval_block(unsigned char *scratch, const std::vector<const unsigned char *> &row_ptr, const void **view,
+                    int64_t *stride, int64_t first, unsigned char *out, int64_t len) const {
+        const int64_t inner = static_cast<int64_t>(shape_.size()) - 1;
+        const size_t n_ops = operands_.size();
+        for (size_t k = 0; k < n_ops; ++k) {
+            const auto &o = operands_[k];
+            const int64_t s = o.strides[inner];
+            const unsigned char *p = row_ptr[k] + first * s * o.elem_size;
+            if (s == 0 || s == 1) {
+                view[k] = p, stride[k] = s;
+            } else {
+                copy_elements(scratch + o.gather_slot, 1, p, s, len, o.elem_size);
+                view[k] = scratch + o.gather_slot, stride[k] = 1;
+            }
+        }
+        const int64_t out_stride = out_strides_[inner];
+        for (size_t n = 0; n < nodes_.size(); ++n) {
+            const node_plan &p = nodes_[n];
+            const void *a[2];
+            int64_t sa[2];
+            for (int k = 0; k < 2; ++k) {
+                const size_t v = p.arg[k] >= 0 ? static_cast<size_t>(p.arg[k]) : n_ops + ~p.arg[k];
+                a[k] = view[v], sa[k] = stride[v];
+            }
+            const bool scalar = sa[0] == 0 && sa[1] == 0; // one value for the whole block
+            const int64_t m = scalar ? 1 : len;
+            for (int k = 0; k < 2; ++k)
+                if (p.cvt_in[k]) {
+                    p.cvt_in[k](a[k], scratch + p.cvt_slot[k], sa[k] ? m : 1);
+                    a[k] = scratch + p.cvt_slot[k];
+                }
+            const bool direct = n + 1 == nodes_.size() && out_stride == 1 && !scalar;
+            unsigned char *dest = direct ? out : scratch + p.res_slot;
+            if (p.cvt_out) {
+                p.fn(a[0], sa[0], a[1], sa[1], scratch + p.tmp_slot, m);
+                p.cvt_out(scratch + p.tmp_slot, dest, m);
+            } else {
+                p.fn(a[0], sa[0], a[1], sa[1], dest, m);
+            }
+            view[n_ops + n] = dest, stride[n_ops + n] = scalar ? 0 : 1;
+        }
+        const size_t last = n_ops + nodes_.size() - 1;
+        if (view[last] != out) copy_elements(out, out_stride, view[last], stride[last], len, out_size_);
+    }
+
+    std::vector<int64_t> shape_, out_strides_;
+    std::vector<operand_plan> operands_;
+    std::vector<node_plan> nodes_;
+    size_t out_size_ = 0, scratch_bytes_ = 0;
+    int64_t bytes_per_element_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<kernel> make_native_kernel(const fused_expr &e) {
+    return std::make_unique<native_expr_kernel>(e);
+}
+
+} // namespace fusebox::detail

@@ -1,0 +1,14 @@
+// fusebox's own kernel: evaluates a whole fused expression in one pass over
+// memory, any types, any broadcast and strides.
+#pragma once
+
+#include <memory>
+
+#include "compile/fused_expr.hpp"
+#include "kernels/kernel.hpp"
+
+namespace fusebox::detail {
+
+std::unique_ptr<kernel> make_native_kernel(const fused_expr &e);
+
+} // namespace fusebox::detail

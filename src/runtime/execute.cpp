@@ -1,0 +1,93 @@
+// compiled_partition: argument checks, aliasing, and the call into the kernel.
+#include <chrono>
+#include <cstring>
+#include <sstream>
+
+#include "compile/compiled_impl.hpp"
+#include "interface/errors.hpp"
+#include "runtime/verbose.hpp"
+
+namespace fusebox {
+namespace {
+
+using detail::fail;
+
+const tensor &find_tensor(const std::vector<tensor> &ts, const logical_tensor &port, const char *what) {
+    for (const auto &t : ts)
+        if (t.get_logical_tensor().get_id() == port.get_id()) return t;
+    fail(status::invalid_arguments, "execute: no tensor given for ", what, " tensor id ", port.get_id());
+}
+
+const void *checked_handle(const tensor &t, const logical_tensor &port, const char *what) {
+    const logical_tensor lt = t.get_logical_tensor();
+    const bool strides_ok = lt.get_strides().empty() || lt.get_strides() == port.get_strides();
+    if (lt.get_data_type() != port.get_data_type() || lt.get_dims() != port.get_dims() || !strides_ok)
+        fail(status::invalid_arguments, "execute: ", what, " tensor id ", port.get_id(), " is ",
+             data_type_name(lt.get_data_type()), detail::shape_str(lt), " strides ", detail::shape_str(lt.get_strides()),
+             " but was compiled as ", data_type_name(port.get_data_type()), detail::shape_str(port), " strides ",
+             detail::shape_str(port.get_strides()));
+    if (!t.get_data_handle() && port.get_mem_size() > 0)
+        fail(status::invalid_arguments, "execute: ", what, " tensor id ", port.get_id(), " has a null data handle");
+    return t.get_data_handle();
+}
+
+bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
+    auto pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
+    return na && nb && pa < pb + nb && pb < pa + na;
+}
+
+} // namespace
+
+logical_tensor compiled_partition::query_logical_tensor(size_t id) const {
+    if (impl_) {
+        for (const auto &lt : impl_->inputs)
+            if (lt.get_id() == id) return lt;
+        if (impl_->output.get_id() == id) return impl_->output;
+    }
+    fail(status::invalid_arguments, "query_logical_tensor: tensor id ", id, " is not a port of this compiled partition");
+}
+
+std::vector<std::pair<size_t, size_t>> compiled_partition::query_inplace_ports() const {
+    return impl_ ? impl_->inplace : std::vector<std::pair<size_t, size_t>>{};
+}
+
+std::string compiled_partition::get_impl_info() const { return impl_ ? impl_->k->info() : std::string("none"); }
+
+void compiled_partition::execute(stream &, const std::vector<tensor> &inputs, const std::vector<tensor> &outputs) const {
+    if (!impl_) fail(status::invalid_arguments, "execute: compiled partition is empty");
+    const detail::compiled_impl &c = *impl_;
+    const auto start = std::chrono::steady_clock::now();
+    if (inputs.size() != c.inputs.size() || outputs.size() != 1)
+        fail(status::invalid_arguments, "execute: partition ", c.partition_id, " takes ", c.inputs.size(),
+             " inputs and 1 output, got ", inputs.size(), " and ", outputs.size());
+    void *out = const_cast<void *>(checked_handle(find_tensor(outputs, c.output, "output"), c.output, "output"));
+    const size_t out_size = c.output.get_mem_size();
+
+    // An input that overlaps the output other than as a reported in-place
+    // pair is read from a copy, so the result is still exact.
+    std::vector<const void *> in(c.inputs.size());
+    std::vector<std::vector<unsigned char>> staged;
+    for (size_t p = 0; p < c.inputs.size(); ++p) {
+        const logical_tensor &port = c.inputs[p];
+        in[p] = checked_handle(find_tensor(inputs, port, "input"), port, "input");
+        const size_t size = port.get_mem_size();
+        if (!overlaps(in[p], size, out, out_size)) continue;
+        bool inplace = false;
+        for (const auto &[i, o] : c.inplace) inplace = inplace || (i == port.get_id() && in[p] == out);
+        if (inplace) continue;
+        staged.emplace_back(static_cast<const unsigned char *>(in[p]), static_cast<const unsigned char *>(in[p]) + size);
+        in[p] = staged.back().data();
+    }
+    c.k->execute(in.data(), out);
+
+    if (detail::verbose_enabled()) {
+        std::ostringstream os;
+        os << "execute,partition=" << c.partition_id << ",ops=" << c.ops << ",impl=" << c.k->info()
+           << ",out=" << data_type_name(c.output.get_data_type()) << detail::shape_str(c.output.get_dims())
+           << (staged.empty() ? "" : ",staged_aliased_inputs=" + std::to_string(staged.size()))
+           << ",time_ms=" << detail::ms_since(start);
+        detail::verbose_print(os.str());
+    }
+}
+
+} // namespace fusebox

@@ -1,0 +1,17 @@
+// FUSEBOX_VERBOSE=1: one line per compile and execute, like ONEDNN_VERBOSE.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace fusebox::detail {
+
+bool verbose_enabled();
+/// Prints "fusebox_verbose,<line>" to stdout.
+void verbose_print(const std::string &line);
+
+inline double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace fusebox::detail
