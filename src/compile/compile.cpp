@@ -31,13 +31,12 @@ kernel_choice kernel_from_env() {
 // alone costs more than the work.
 constexpr int64_t kSmallBytes = 1 << 16;
 
-std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice choice, size_t pid) {
+std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice choice, size_t pid, std::string &why) {
     int64_t bytes = static_cast<int64_t>(data_type_size(e.output.get_data_type()));
     for (const auto &o : e.operands) bytes += static_cast<int64_t>(data_type_size(e.inputs[o.port].get_data_type()));
     bytes *= e.numel();
     if (choice == kernel_choice::native || (choice == kernel_choice::automatic && bytes < kSmallBytes))
         return make_native_kernel(e);
-    std::string why;
     if (auto k = make_onednn_kernel(e, why)) return k;
     if (choice == kernel_choice::onednn)
         fail(status::unimplemented, "compile: partition ", pid, ": FUSEBOX_KERNEL=onednn but ", why);
@@ -122,7 +121,7 @@ compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
         c->inputs = expr.inputs;
         c->output = expr.output;
         c->inplace = inplace_pairs(expr);
-        c->k = choose_kernel(expr, choice, impl_->id);
+        c->k = choose_kernel(expr, choice, impl_->id, c->fallback_reason);
         for (const op &o : impl_->ops)
             c->ops += (c->ops.empty() ? "" : ",") + std::string(op_kind_name(o.get_kind())) + "#" + std::to_string(o.get_id());
         return std::shared_ptr<const compiled_impl>(std::move(c));
@@ -132,6 +131,7 @@ compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
     if (verbose_enabled()) {
         std::ostringstream os;
         os << "compile,partition=" << c->partition_id << ",ops=" << c->ops << ",impl=" << c->k->info()
+           << (c->fallback_reason.empty() ? "" : " (onednn: " + c->fallback_reason + ")")
            << (built ? "" : ",cache_hit") << ",out=" << data_type_name(c->output.get_data_type())
            << shape_str(c->output.get_dims()) << ",time_ms=" << ms_since(start);
         verbose_print(os.str());

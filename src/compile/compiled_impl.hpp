@@ -15,6 +15,7 @@ struct compiled_impl {
     logical_tensor output;
     std::vector<std::pair<size_t, size_t>> inplace;
     std::shared_ptr<const kernel> k;
+    std::string fallback_reason; // why oneDNN was not used, when it was considered
 };
 
 } // namespace fusebox::detail

@@ -23,14 +23,18 @@ dnnl::stream &thread_stream() {
     return s;
 }
 
-bool dnnl_type(data_type dt, memory::data_type &out) {
-    switch (dt) {
-    case data_type::f32: out = memory::data_type::f32; return true;
-    case data_type::bf16: out = memory::data_type::bf16; return true;
-    case data_type::f16: out = memory::data_type::f16; return true;
-    case data_type::boolean: out = memory::data_type::u8; return true;
-    default: return false;
+// Where oneDNN's binary primitive is exact. bf16 and f16 Add are not: the
+// JIT conversion to bf16 (vcvtneps2bf16) flushes subnormal results to zero,
+// and f16 has no JIT path in oneDNN 2.6. Comparisons read bf16 exactly.
+bool exact_on_onednn(const expr_node &n, memory::data_type &src, memory::data_type &dst) {
+    if (n.in_dt[0] != n.in_dt[1]) return false;
+    if (n.kind == op::kind::Add && n.in_dt[0] == data_type::f32)
+        return src = dst = memory::data_type::f32, true;
+    if (n.kind == op::kind::Equal && (n.in_dt[0] == data_type::f32 || n.in_dt[0] == data_type::bf16)) {
+        src = n.in_dt[0] == data_type::f32 ? memory::data_type::f32 : memory::data_type::bf16;
+        return dst = memory::data_type::u8, true;
     }
+    return false;
 }
 
 bool is_full(const dims &shape, const dims &strides) {
@@ -78,10 +82,9 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, std::string &why
     if (e.nodes.size() != 1) return why = "fused chains are not lowered to oneDNN yet", nullptr;
     const expr_node &node = e.nodes[0];
     memory::data_type src_dt, dst_dt;
-    const bool same_in = node.in_dt[0] == node.in_dt[1];
-    const bool float_in = node.in_dt[0] == data_type::f32 || node.in_dt[0] == data_type::bf16 || node.in_dt[0] == data_type::f16;
-    if (!same_in || !float_in || !dnnl_type(node.in_dt[0], src_dt) || !dnnl_type(node.out_dt, dst_dt))
-        return why = std::string("oneDNN is not exact for ") + data_type_name(node.in_dt[0]) + "," + data_type_name(node.in_dt[1]),
+    if (!exact_on_onednn(node, src_dt, dst_dt))
+        return why = std::string("oneDNN is not exact for ") + op_kind_name(node.kind) + " of " +
+                     data_type_name(node.in_dt[0]) + "," + data_type_name(node.in_dt[1]),
                nullptr;
     if (e.shape.size() > DNNL_MAX_NDIMS) return why = "too many dims", nullptr;
 
@@ -92,9 +95,11 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, std::string &why
         return why = "both inputs broadcast (oneDNN broadcasts src_1 only)", nullptr;
 
     const dims &s0 = e.operands[arg[0]].strides, &s1 = e.operands[arg[1]].strides;
+    // src_1 gets extent 1 where it broadcasts, with the strides a dense
+    // layout would have there (the JIT recognises broadcasts on plain layouts).
     dims shape1 = e.shape, strides1 = s1;
-    for (size_t d = 0; d < shape1.size(); ++d)
-        if (s1[d] == 0) shape1[d] = 1, strides1[d] = 1;
+    for (size_t d = shape1.size(); d-- > 0;)
+        if (s1[d] == 0) shape1[d] = 1, strides1[d] = d + 1 < shape1.size() ? strides1[d + 1] * shape1[d + 1] : 1;
     const size_t sz_in = data_type_size(node.in_dt[0]), sz_out = data_type_size(node.out_dt);
     for (int i = 0; i < 2; ++i) k->port_[i] = e.operands[arg[i]].port;
     k->row_bytes_[0] = s0[0] * sz_in, k->row_bytes_[1] = s1[0] * sz_in, k->row_bytes_[2] = e.out_strides[0] * sz_out;
