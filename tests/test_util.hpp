@@ -88,7 +88,9 @@ inline uint16_t ref_f32_to_bf16(float f) {
     const uint16_t lo = static_cast<uint16_t>(x >> 16); // truncation: toward zero
     if ((x & 0xFFFF) == 0) return lo;
     const uint16_t hi = static_cast<uint16_t>(lo + 1); // next away from zero
-    const double dlo = std::fabs(double(ref_bf16_to_f32(lo)) - f), dhi = std::fabs(double(ref_bf16_to_f32(hi)) - f);
+    // Past the largest finite value, the next candidate is 2^128 (which is inf).
+    const double vhi = (hi & 0x7FFF) == 0x7F80 ? std::copysign(std::ldexp(1.0, 128), f) : double(ref_bf16_to_f32(hi));
+    const double dlo = std::fabs(double(ref_bf16_to_f32(lo)) - f), dhi = std::fabs(vhi - f);
     if (dlo != dhi) return dlo < dhi ? lo : hi;
     return (lo & 1) ? hi : lo;
 }

@@ -1,1 +1,68 @@
+// The automatic choice lowers common f32 cases to oneDNN with a JIT
+// implementation and never to a `ref:` one.
 #include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace {
+
+using namespace fbt;
+
+struct selection_case {
+    const char *name;
+    op::kind kind;
+    dt type;
+    dims a, b;
+};
+
+const selection_case kCommon[] = {
+    {"add_same", op::kind::Add, dt::f32, {64, 256, 32}, {64, 256, 32}},
+    {"add_scalar", op::kind::Add, dt::f32, {64, 256, 32}, {}},
+    {"add_per_channel", op::kind::Add, dt::f32, {8, 256, 16, 16}, {1, 256, 1, 1}},
+    {"add_per_channel_src0_broadcast", op::kind::Add, dt::f32, {1, 256, 1, 1}, {8, 256, 16, 16}},
+    {"add_bert_bias", op::kind::Add, dt::f32, {1, 384, 768}, {768}},
+    {"equal_per_channel_bf16", op::kind::Equal, dt::bf16, {8, 256, 16, 16}, {1, 256, 1, 1}},
+};
+
+class onednn_selection_test : public ::testing::TestWithParam<selection_case> {};
+
+TEST_P(onednn_selection_test, picks_a_jit_primitive_and_matches_reference) {
+    const selection_case &c = GetParam();
+    kernel_env env(nullptr);
+    std::mt19937_64 rng(3);
+    buffer a(logical_tensor(0, c.type, c.a)), b(logical_tensor(1, c.type, c.b));
+    fill(a, rng);
+    fill(b, rng);
+    std::string impl;
+    buffer got = run_single(binary_op(c.kind, a.lt, b.lt), a, b, &impl);
+    EXPECT_EQ(impl.rfind("onednn:", 0), 0u) << impl;
+    EXPECT_EQ(impl.find("ref"), std::string::npos) << impl;
+    buffer want(got.lt);
+    ref_binary(c.kind, a, b, want);
+    EXPECT_TRUE(same_elements(want, got));
+}
+
+INSTANTIATE_TEST_SUITE_P(common, onednn_selection_test, ::testing::ValuesIn(kCommon),
+                         [](const auto &info) { return std::string(info.param.name); });
+
+TEST(onednn_selection, never_reports_a_ref_implementation_for_any_type) {
+    // Whatever the choice, the implementation string never names a ref path.
+    for (dt t : {dt::f32, dt::bf16, dt::f16, dt::s8, dt::u8, dt::s32}) {
+        for (const auto &shapes : {std::pair<dims, dims>{{64, 1024}, {64, 1024}}, {{64, 1024}, {64, 1}}, {{64, 1024}, {1024}}}) {
+            buffer a(logical_tensor(0, t, shapes.first)), b(logical_tensor(1, t, shapes.second));
+            std::string impl;
+            run_single(binary_op(op::kind::Add, a.lt, b.lt), a, b, &impl);
+            EXPECT_EQ(impl.find("ref"), std::string::npos) << data_type_name(t) << " " << impl;
+        }
+    }
+}
+
+TEST(onednn_selection, tiny_partitions_run_inline_on_the_native_kernel) {
+    kernel_env env(nullptr);
+    buffer a(logical_tensor(0, dt::f32, {16, 13})), b(logical_tensor(1, dt::f32, {1, 13}));
+    std::string impl;
+    run_single(binary_op(op::kind::Add, a.lt, b.lt), a, b, &impl);
+    EXPECT_EQ(impl.rfind("native:", 0), 0u) << impl;
+}
+
+} // namespace

@@ -1,1 +1,99 @@
+// Partition counts, ops and ports for the two policies.
 #include <gtest/gtest.h>
+
+#include "test_util.hpp"
+
+namespace {
+
+using namespace fbt;
+using lt = logical_tensor;
+
+lt f32(size_t id) { return lt(id, dt::f32, {4, 4}); }
+
+// ((t0 + t1) + t2) + t3 -> t6, optionally marking t4 with End.
+graph chain(bool end_on_intermediate) {
+    graph g(engine::kind::cpu);
+    g.add_op(op(0, op::kind::Add, {f32(0), f32(1)}, {f32(4)}));
+    g.add_op(op(1, op::kind::Add, {f32(4), f32(2)}, {f32(5)}));
+    g.add_op(op(2, op::kind::Add, {f32(3), f32(5)}, {f32(6)})); // the chain on the second input
+    g.add_op(op(3, op::kind::End, {f32(6)}, {}));
+    if (end_on_intermediate) g.add_op(op(4, op::kind::End, {f32(4)}, {}));
+    g.finalize();
+    return g;
+}
+
+std::vector<size_t> ids(const std::vector<lt> &v) {
+    std::vector<size_t> r;
+    for (const auto &x : v) r.push_back(x.get_id());
+    return r;
+}
+
+TEST(partitioner, debug_policy_gives_one_op_per_partition_in_order) {
+    graph g = chain(false);
+    auto parts = g.get_partitions(partition::policy::debug);
+    ASSERT_EQ(parts.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(parts[i].get_id(), i);
+        EXPECT_EQ(parts[i].get_ops(), std::vector<size_t>{i});
+        EXPECT_TRUE(parts[i].is_supported());
+    }
+    EXPECT_EQ(ids(parts[1].get_input_ports()), (std::vector<size_t>{4, 2}));
+    EXPECT_EQ(ids(parts[2].get_output_ports()), (std::vector<size_t>{6}));
+}
+
+TEST(partitioner, fusion_policy_fuses_a_chain_into_one_partition) {
+    graph g = chain(false);
+    auto parts = g.get_partitions(partition::policy::fusion);
+    ASSERT_EQ(parts.size(), 1u);
+    EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t>{0, 1, 2}));
+    EXPECT_EQ(ids(parts[0].get_input_ports()), (std::vector<size_t>{0, 1, 2, 3}));
+    EXPECT_EQ(ids(parts[0].get_output_ports()), (std::vector<size_t>{6}));
+}
+
+TEST(partitioner, end_marked_intermediate_splits_the_chain) {
+    graph g = chain(true);
+    auto parts = g.get_partitions();
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t>{0}));
+    EXPECT_EQ(parts[1].get_ops(), (std::vector<size_t>{1, 2}));
+    EXPECT_EQ(ids(parts[1].get_input_ports()), (std::vector<size_t>{4, 2, 3}));
+}
+
+TEST(partitioner, fan_out_is_not_fused_away) {
+    graph g(engine::kind::cpu);
+    g.add_op(op(0, op::kind::Add, {f32(0), f32(1)}, {f32(2)}));
+    g.add_op(op(1, op::kind::Add, {f32(2), f32(3)}, {f32(4)}));
+    g.add_op(op(2, op::kind::Equal, {f32(2), f32(4)}, {lt(5, dt::boolean, {4, 4})}));
+    g.finalize();
+    auto parts = g.get_partitions();
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t>{0}));
+    EXPECT_EQ(parts[1].get_ops(), (std::vector<size_t>{1, 2}));
+    EXPECT_EQ(ids(parts[1].get_input_ports()), (std::vector<size_t>{2, 3}));
+}
+
+TEST(partitioner, tree_of_two_adds_and_an_equal_is_one_partition) {
+    graph g(engine::kind::cpu);
+    g.add_op(op(0, op::kind::Add, {f32(0), f32(1)}, {f32(4)}));
+    g.add_op(op(1, op::kind::Add, {f32(2), f32(3)}, {f32(5)}));
+    g.add_op(op(2, op::kind::Equal, {f32(4), f32(5)}, {lt(6, dt::boolean, {4, 4})}));
+    g.finalize();
+    auto parts = g.get_partitions();
+    ASSERT_EQ(parts.size(), 1u);
+    EXPECT_EQ(parts[0].get_ops_num(), 3u);
+    EXPECT_EQ(ids(parts[0].get_input_ports()), (std::vector<size_t>{0, 1, 2, 3}));
+}
+
+TEST(partitioner, ops_added_out_of_order_come_back_in_execution_order) {
+    graph g(engine::kind::cpu);
+    g.add_op(op(7, op::kind::Add, {f32(4), f32(2)}, {f32(5)}));
+    g.add_op(op(3, op::kind::Add, {f32(0), f32(1)}, {f32(4)}));
+    g.add_op(op(9, op::kind::End, {f32(4)}, {}));
+    g.finalize();
+    auto parts = g.get_partitions();
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_EQ(parts[0].get_ops(), std::vector<size_t>{3});
+    EXPECT_EQ(parts[1].get_ops(), std::vector<size_t>{7});
+}
+
+} // namespace
