@@ -19,11 +19,11 @@ int main() try {
     stream strm(eng);
 
     lt x0(0, dt::f32, {2, 3}), bias(1, dt::f32, {3}), ref(2, dt::f32, {2, 3});
-    lt sum(3, dt::f32, lt::layout_type::any);      // shape and layout inferred
+    lt sum(3, dt::f32, lt::layout_type::any); // shape and layout inferred
     lt mask(4, dt::boolean, lt::layout_type::any);
 
     graph g(engine::kind::cpu);
-    g.add_op(op(0, op::kind::Add, {x0, bias}, {sum}, "add_bias"));        // numpy broadcast of bias
+    g.add_op(op(0, op::kind::Add, {x0, bias}, {sum}, "add_bias")); // numpy broadcast of bias
     g.add_op(op(1, op::kind::Equal, {sum, ref}, {mask}, "compare"));
     g.add_op(op(2, op::kind::End, {mask}, {}, "end"));
     g.finalize();
@@ -47,7 +47,8 @@ int main() try {
         std::printf("partition %zu: %zu op(s), supported=%d\n", p.get_id(), p.get_ops_num(), p.is_supported());
         compiled_partition cp = p.compile(p.get_input_ports(), p.get_output_ports(), eng);
         std::vector<tensor> ins, outs;
-        for (const lt &in : p.get_input_ports()) ins.emplace_back(cp.query_logical_tensor(in.get_id()), eng, handle(in.get_id()));
+        for (const lt &in : p.get_input_ports())
+            ins.emplace_back(cp.query_logical_tensor(in.get_id()), eng, handle(in.get_id()));
         for (const lt &out : p.get_output_ports()) {
             lt compiled = cp.query_logical_tensor(out.get_id());
             std::printf("  output %zu: %s, %d dims, impl %s\n", out.get_id(), data_type_name(compiled.get_data_type()),

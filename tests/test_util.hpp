@@ -5,10 +5,10 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -27,8 +27,10 @@ using dt = data_type;
 /// Sets FUSEBOX_KERNEL for the lifetime of the object.
 struct kernel_env {
     explicit kernel_env(const char *value) {
-        if (value) setenv("FUSEBOX_KERNEL", value, 1);
-        else unsetenv("FUSEBOX_KERNEL");
+        if (value)
+            setenv("FUSEBOX_KERNEL", value, 1);
+        else
+            unsetenv("FUSEBOX_KERNEL");
     }
     ~kernel_env() { unsetenv("FUSEBOX_KERNEL"); }
 };
@@ -126,8 +128,8 @@ inline int64_t int_value(dt t, const void *p, int64_t i) {
 }
 
 /// Writes the reference result of `kind` on elements (a[i], b[j]) into out[k].
-inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, const void *b, int64_t j, dt to, void *out,
-                        int64_t k) {
+inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, const void *b, int64_t j, dt to,
+                        void *out, int64_t k) {
     auto *o = static_cast<unsigned char *>(out);
     if (kind == op::kind::Equal) {
         bool eq;
@@ -155,7 +157,8 @@ inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, c
         return;
     }
     const float s = static_cast<float>(as_double(ta, a, i)) + static_cast<float>(as_double(tb, b, j));
-    if (to == dt::f32) std::memcpy(o + k * 4, &s, 4);
+    if (to == dt::f32)
+        std::memcpy(o + k * 4, &s, 4);
     else {
         uint16_t h = to == dt::f16 ? ref_f32_to_f16(s) : ref_f32_to_bf16(s);
         std::memcpy(o + k * 2, &h, 2);
@@ -212,10 +215,18 @@ inline void fill(buffer &buf, std::mt19937_64 &rng) {
             double v = p < 5 ? specials[std::uniform_int_distribution<int>(0, 9)(rng)]
                              : std::ldexp(double(std::uniform_int_distribution<int>(-64, 64)(rng)), -4);
             if (p >= 12) v = std::normal_distribution<double>(0, 100)(rng);
-            if (t == dt::f64) store(i, &v);
-            else if (t == dt::f32) { float f = static_cast<float>(v); store(i, &f); }
-            else if (t == dt::f16) { uint16_t h = p == 15 ? static_cast<uint16_t>(rng()) : ref_f32_to_f16(static_cast<float>(v)); store(i, &h); }
-            else { uint16_t h = p == 15 ? static_cast<uint16_t>(rng()) : ref_f32_to_bf16(static_cast<float>(v)); store(i, &h); }
+            if (t == dt::f64)
+                store(i, &v);
+            else if (t == dt::f32) {
+                float f = static_cast<float>(v);
+                store(i, &f);
+            } else if (t == dt::f16) {
+                uint16_t h = p == 15 ? static_cast<uint16_t>(rng()) : ref_f32_to_f16(static_cast<float>(v));
+                store(i, &h);
+            } else {
+                uint16_t h = p == 15 ? static_cast<uint16_t>(rng()) : ref_f32_to_bf16(static_cast<float>(v));
+                store(i, &h);
+            }
         } else {
             // Integers: extremes, small values, and large 64-bit values near 2^53.
             const bool is_signed = t == dt::s8 || t == dt::s16 || t == dt::s32 || t == dt::s64;
@@ -223,9 +234,9 @@ inline void fill(buffer &buf, std::mt19937_64 &rng) {
             uint64_t max_u = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
             uint64_t v;
             switch (p) {
-            case 0: v = is_signed ? max_u >> 1 : max_u; break;                   // max
-            case 1: v = is_signed ? (max_u >> 1) + 1 : 0; break;                 // min
-            case 2: v = max_u; break;                                            // -1 / max
+            case 0: v = is_signed ? max_u >> 1 : max_u; break;   // max
+            case 1: v = is_signed ? (max_u >> 1) + 1 : 0; break; // min
+            case 2: v = max_u; break;                            // -1 / max
             case 3: v = bits == 64 ? (uint64_t{1} << 53) + 1 : max_u >> 2; break;
             case 4: v = bits == 64 ? (uint64_t{1} << 53) : (uint64_t{1} << (bits - 2)); break;
             default: v = static_cast<uint64_t>(std::uniform_int_distribution<int>(-8, 8)(rng)); break;
@@ -265,7 +276,8 @@ inline buffer run_single(const op &o, const buffer &a, const buffer &b, std::str
     g.add_op(o);
     g.finalize();
     auto parts = g.get_partitions();
-    compiled_partition cp = parts.at(0).compile({a.lt, b.lt}, {logical_tensor(2, dt::undef, logical_tensor::layout_type::any)}, eng);
+    compiled_partition cp =
+        parts.at(0).compile({a.lt, b.lt}, {logical_tensor(2, dt::undef, logical_tensor::layout_type::any)}, eng);
     buffer out(cp.query_logical_tensor(2));
     std::fill(out.bytes.begin(), out.bytes.end(), 0xCD);
     stream s(eng);

@@ -71,9 +71,12 @@ std::string cache_key(const partition_impl &part, const std::vector<logical_tens
         os << static_cast<int>(o.get_kind()) << '(';
         for (const auto &[a, v] : o.get_attrs()) {
             os << static_cast<int>(a) << '=';
-            if (auto *s = std::get_if<std::string>(&v)) os << *s;
-            else if (auto *i = std::get_if<int64_t>(&v)) os << *i;
-            else os << shape_str(std::get<std::vector<int64_t>>(v));
+            if (auto *s = std::get_if<std::string>(&v))
+                os << *s;
+            else if (auto *i = std::get_if<int64_t>(&v))
+                os << *i;
+            else
+                os << shape_str(std::get<std::vector<int64_t>>(v));
             os << ',';
         }
         for (const auto &lt : o.get_inputs()) os << lt.get_id() << ':' << static_cast<int>(lt.get_data_type()) << ',';
@@ -102,14 +105,19 @@ std::vector<size_t> partition::get_ops() const {
 
 size_t partition::get_ops_num() const { return impl_ ? impl_->ops.size() : 0; }
 bool partition::is_supported() const { return impl_ && impl_->supported; }
-std::vector<logical_tensor> partition::get_input_ports() const { return impl_ ? impl_->inputs : std::vector<logical_tensor>{}; }
-std::vector<logical_tensor> partition::get_output_ports() const { return impl_ ? impl_->outputs : std::vector<logical_tensor>{}; }
+std::vector<logical_tensor> partition::get_input_ports() const {
+    return impl_ ? impl_->inputs : std::vector<logical_tensor>{};
+}
+std::vector<logical_tensor> partition::get_output_ports() const {
+    return impl_ ? impl_->outputs : std::vector<logical_tensor>{};
+}
 
-compiled_partition partition::compile(const std::vector<logical_tensor> &inputs, const std::vector<logical_tensor> &outputs,
-                                      const engine &e) const {
+compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
+                                      const std::vector<logical_tensor> &outputs, const engine &e) const {
     using namespace detail;
     if (!impl_) fail(status::invalid_arguments, "compile: empty partition");
-    if (e.get_kind() != impl_->engine_kind) fail(status::invalid_arguments, "compile: engine kind does not match the graph's");
+    if (e.get_kind() != impl_->engine_kind)
+        fail(status::invalid_arguments, "compile: engine kind does not match the graph's");
     if (!impl_->supported) fail(status::unimplemented, "compile: partition ", impl_->id, " is not supported");
     const auto start = std::chrono::steady_clock::now();
     const kernel_choice choice = kernel_from_env();
@@ -123,7 +131,8 @@ compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
         c->inplace = inplace_pairs(expr);
         c->k = choose_kernel(expr, choice, impl_->id, c->fallback_reason);
         for (const op &o : impl_->ops)
-            c->ops += (c->ops.empty() ? "" : ",") + std::string(op_kind_name(o.get_kind())) + "#" + std::to_string(o.get_id());
+            c->ops += (c->ops.empty() ? "" : ",") + std::string(op_kind_name(o.get_kind())) + "#" +
+                      std::to_string(o.get_id());
         return std::shared_ptr<const compiled_impl>(std::move(c));
     });
     auto c = std::make_shared<compiled_impl>(*shared);
@@ -131,9 +140,9 @@ compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
     if (verbose_enabled()) {
         std::ostringstream os;
         os << "compile,partition=" << c->partition_id << ",ops=" << c->ops << ",impl=" << c->k->info()
-           << (c->fallback_reason.empty() ? "" : " (onednn: " + c->fallback_reason + ")")
-           << (built ? "" : ",cache_hit") << ",out=" << data_type_name(c->output.get_data_type())
-           << shape_str(c->output.get_dims()) << ",time_ms=" << ms_since(start);
+           << (c->fallback_reason.empty() ? "" : " (onednn: " + c->fallback_reason + ")") << (built ? "" : ",cache_hit")
+           << ",out=" << data_type_name(c->output.get_data_type()) << shape_str(c->output.get_dims())
+           << ",time_ms=" << ms_since(start);
         verbose_print(os.str());
     }
     compiled_partition cp;

@@ -11,8 +11,8 @@
 namespace fusebox::detail {
 namespace {
 
-const logical_tensor &given_for(const std::vector<logical_tensor> &given, const logical_tensor &port,
-                                const char *what, size_t partition_id) {
+const logical_tensor &given_for(const std::vector<logical_tensor> &given, const logical_tensor &port, const char *what,
+                                size_t partition_id) {
     for (const auto &lt : given)
         if (lt.get_id() == port.get_id()) return lt;
     fail(status::invalid_arguments, "compile: partition ", partition_id, ": no logical tensor given for ", what,
@@ -40,7 +40,8 @@ logical_tensor check_input(const logical_tensor &port, const logical_tensor &lt,
         fail(status::invalid_data_type, "compile: partition ", pid, ": input tensor ", id, " has type ",
              data_type_name(lt.get_data_type()), ", the partition expects ", data_type_name(port.get_data_type()));
     if (!lt.has_known_shape())
-        fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has unknown shape ", shape_str(lt));
+        fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has unknown shape ",
+             shape_str(lt));
     if (lt.get_layout_type() == logical_tensor::layout_type::undef)
         fail(status::invalid_arguments, "compile: partition ", pid, ": input tensor ", id, " has an undefined layout");
     if (port.get_ndims() >= 0) {
@@ -52,7 +53,8 @@ logical_tensor check_input(const logical_tensor &port, const logical_tensor &lt,
                  ", the partition expects ", shape_str(port));
     }
     for (int64_t s : lt.get_strides())
-        if (s < 0) fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has a negative stride");
+        if (s < 0)
+            fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has a negative stride");
     if (lt.get_layout_type() == logical_tensor::layout_type::any) // an input left to us is dense
         return logical_tensor(id, lt.get_data_type(), lt.get_dims(), logical_tensor::layout_type::strided,
                               lt.get_property_type());
@@ -68,17 +70,19 @@ logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims
         bool same = static_cast<size_t>(lt.get_ndims()) == shape.size();
         for (size_t i = 0; same && i < shape.size(); ++i) same = lt.get_dims()[i] < 0 || lt.get_dims()[i] == shape[i];
         if (!same)
-            fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id, " has shape ", shape_str(lt),
-                 ", the partition produces ", shape_str(shape));
+            fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id, " has shape ",
+                 shape_str(lt), ", the partition produces ", shape_str(shape));
     }
     const bool explicit_strides = lt.get_layout_type() == logical_tensor::layout_type::strided &&
                                   lt.has_known_shape() && lt.get_strides().size() == shape.size();
-    if (!explicit_strides) return logical_tensor(id, dt, shape, logical_tensor::layout_type::strided, lt.get_property_type());
+    if (!explicit_strides)
+        return logical_tensor(id, dt, shape, logical_tensor::layout_type::strided, lt.get_property_type());
     if (!non_overlapping(shape, lt.get_strides()))
         fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id,
              " has strides under which elements overlap");
     for (int64_t s : lt.get_strides())
-        if (s < 0) fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id, " has a negative stride");
+        if (s < 0)
+            fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id, " has a negative stride");
     return logical_tensor(id, dt, shape, lt.get_strides(), lt.get_property_type());
 }
 
@@ -96,8 +100,7 @@ void merge_dims(fused_expr &e) {
     for (size_t i = 0; i < e.shape.size(); ++i) {
         if (e.shape[i] == 1) continue;
         bool can_merge = !shape.empty();
-        for (size_t k = 0; can_merge && k < all.size(); ++k)
-            can_merge = merged[k].back() == (*all[k])[i] * e.shape[i];
+        for (size_t k = 0; can_merge && k < all.size(); ++k) can_merge = merged[k].back() == (*all[k])[i] * e.shape[i];
         if (can_merge) {
             shape.back() *= e.shape[i];
             for (size_t k = 0; k < all.size(); ++k) merged[k].back() = (*all[k])[i];
@@ -142,9 +145,9 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
         fail(status::invalid_arguments, "compile: partition ", pid, " has ", part.inputs.size(), " inputs and ",
              part.outputs.size(), " outputs, got ", inputs.size(), " and ", outputs.size());
     fused_expr e;
-    std::map<size_t, dims> shape_of;   // tensor id -> concrete shape
-    std::map<size_t, size_t> port_of;  // tensor id -> input port
-    std::map<size_t, int> node_of;     // tensor id -> producing node
+    std::map<size_t, dims> shape_of;  // tensor id -> concrete shape
+    std::map<size_t, size_t> port_of; // tensor id -> input port
+    std::map<size_t, int> node_of;    // tensor id -> producing node
     for (size_t k = 0; k < part.inputs.size(); ++k) {
         e.inputs.push_back(check_input(part.inputs[k], given_for(inputs, part.inputs[k], "input", pid), pid));
         shape_of[e.inputs[k].get_id()] = e.inputs[k].get_dims();
@@ -158,10 +161,12 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
         shape_of[o.get_outputs()[0].get_id()] =
             infer_binary_shape(o, rules.back(), shape_of.at(a.get_id()), shape_of.at(b.get_id()));
         node_of[o.get_outputs()[0].get_id()] = static_cast<int>(e.nodes.size());
-        e.nodes.push_back({o.get_kind(), {a.get_data_type(), b.get_data_type()}, o.get_outputs()[0].get_data_type(), {0, 0}});
+        e.nodes.push_back(
+            {o.get_kind(), {a.get_data_type(), b.get_data_type()}, o.get_outputs()[0].get_data_type(), {0, 0}});
     }
     const auto &root = part.ops.back().get_outputs()[0];
-    e.output = resolve_output(given_for(outputs, root, "output", pid), root.get_data_type(), shape_of.at(root.get_id()), pid);
+    e.output =
+        resolve_output(given_for(outputs, root, "output", pid), root.get_data_type(), shape_of.at(root.get_id()), pid);
     e.shape = e.output.get_dims();
     e.out_strides = e.output.get_strides();
 
@@ -189,9 +194,8 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
             const dims &strides = e.inputs[use.port].get_strides();
             for (size_t i = 0; i < shape.size(); ++i)
                 if (shape[i] != 1) use.strides[p[i]] = strides[i];
-            auto same = std::find_if(e.operands.begin(), e.operands.end(), [&](const operand &x) {
-                return x.port == use.port && x.strides == use.strides;
-            });
+            auto same = std::find_if(e.operands.begin(), e.operands.end(),
+                                     [&](const operand &x) { return x.port == use.port && x.strides == use.strides; });
             e.nodes[n].arg[k] = static_cast<int>(same - e.operands.begin());
             if (same == e.operands.end()) e.operands.push_back(std::move(use));
         }

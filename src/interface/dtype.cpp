@@ -12,13 +12,20 @@ struct dtype_fact {
 };
 
 constexpr dtype_fact kFacts[] = {
-    {data_type::undef, "undef", 0},  {data_type::f16, "f16", 2},
-    {data_type::bf16, "bf16", 2},    {data_type::f32, "f32", 4},
-    {data_type::f64, "f64", 8},      {data_type::s8, "s8", 1},
-    {data_type::u8, "u8", 1},        {data_type::s16, "s16", 2},
-    {data_type::u16, "u16", 2},      {data_type::s32, "s32", 4},
-    {data_type::u32, "u32", 4},      {data_type::s64, "s64", 8},
-    {data_type::u64, "u64", 8},      {data_type::boolean, "boolean", 1},
+    {data_type::undef, "undef", 0},
+    {data_type::f16, "f16", 2},
+    {data_type::bf16, "bf16", 2},
+    {data_type::f32, "f32", 4},
+    {data_type::f64, "f64", 8},
+    {data_type::s8, "s8", 1},
+    {data_type::u8, "u8", 1},
+    {data_type::s16, "s16", 2},
+    {data_type::u16, "u16", 2},
+    {data_type::s32, "s32", 4},
+    {data_type::u32, "u32", 4},
+    {data_type::s64, "s64", 8},
+    {data_type::u64, "u64", 8},
+    {data_type::boolean, "boolean", 1},
     {data_type::string, "string", sizeof(string_view_t)},
 };
 
@@ -41,8 +48,14 @@ bool is_float(data_type dt) {
 
 bool is_integer(data_type dt) {
     switch (dt) {
-    case data_type::s8: case data_type::u8: case data_type::s16: case data_type::u16:
-    case data_type::s32: case data_type::u32: case data_type::s64: case data_type::u64: return true;
+    case data_type::s8:
+    case data_type::u8:
+    case data_type::s16:
+    case data_type::u16:
+    case data_type::s32:
+    case data_type::u32:
+    case data_type::s64:
+    case data_type::u64: return true;
     default: return false;
     }
 }

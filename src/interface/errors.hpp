@@ -7,8 +7,7 @@
 
 namespace fusebox::detail {
 
-template <typename... Parts>
-[[noreturn]] void fail(status s, const Parts &...parts) {
+template <typename... Parts> [[noreturn]] void fail(status s, const Parts &...parts) {
     std::ostringstream os;
     (os << ... << parts);
     throw error(s, os.str());

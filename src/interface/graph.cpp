@@ -33,8 +33,8 @@ logical_tensor with_type(const logical_tensor &lt, data_type dt) {
 // Combines two descriptors of one tensor id; throws when they contradict.
 logical_tensor merge_descriptors(const logical_tensor &known, const logical_tensor &seen, size_t op_id) {
     auto conflict = [&](const char *what) {
-        fail(status::invalid_graph, "op ", op_id, ": tensor id ", seen.get_id(), " is used with another ", what,
-             " (", data_type_name(seen.get_data_type()), detail::shape_str(seen), " vs ",
+        fail(status::invalid_graph, "op ", op_id, ": tensor id ", seen.get_id(), " is used with another ", what, " (",
+             data_type_name(seen.get_data_type()), detail::shape_str(seen), " vs ",
              data_type_name(known.get_data_type()), detail::shape_str(known), ")");
     };
     data_type dt = known.get_data_type();
@@ -67,7 +67,8 @@ bool graph::is_finalized() const { return impl_->finalized; }
 void graph::add_op(const op &o) {
     if (impl_->finalized) fail(status::invalid_graph, "op ", o.get_id(), ": graph is already finalized");
     for (const op &existing : impl_->ops)
-        if (existing.get_id() == o.get_id()) fail(status::invalid_graph, "op ", o.get_id(), ": op id is already in the graph");
+        if (existing.get_id() == o.get_id())
+            fail(status::invalid_graph, "op ", o.get_id(), ": op id is already in the graph");
     detail::validate_op(o);
     impl_->ops.push_back(o);
 }
@@ -131,8 +132,9 @@ void graph::finalize() {
             data_type dt = detail::binary_output_type(o.get_kind(), a.get_data_type(), b.get_data_type());
             logical_tensor inferred = with_type(o.outputs_[0], dt);
             if (a.get_ndims() >= 0 && b.get_ndims() >= 0)
-                inferred = with_shape(o.outputs_[0], dt,
-                                      detail::infer_binary_shape(o, detail::read_broadcast_rule(o), a.get_dims(), b.get_dims()));
+                inferred = with_shape(
+                    o.outputs_[0], dt,
+                    detail::infer_binary_shape(o, detail::read_broadcast_rule(o), a.get_dims(), b.get_dims()));
             logical_tensor &out = tensors.at(o.outputs_[0].get_id());
             out = merge_descriptors(out, inferred, o.get_id());
             o.outputs_[0] = out;
@@ -144,7 +146,8 @@ void graph::finalize() {
 }
 
 std::vector<partition> graph::get_partitions(partition::policy p) {
-    if (!impl_->finalized) fail(status::invalid_graph, "get_partitions: graph is not finalized (call finalize() first)");
+    if (!impl_->finalized)
+        fail(status::invalid_graph, "get_partitions: graph is not finalized (call finalize() first)");
     std::vector<partition> result;
     for (auto &region : detail::find_partitions(impl_->ops, p)) {
         region.id = result.size();

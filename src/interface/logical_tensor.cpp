@@ -38,8 +38,8 @@ logical_tensor::logical_tensor(size_t id, data_type dt, dims shape, dims strides
       strides_(std::move(strides)), layout_(layout_type::strided), property_(pt) {
     check_dims(id, dims_);
     if (strides_.size() != dims_.size())
-        detail::fail(status::invalid_shape, "logical tensor ", id, ": ", strides_.size(), " strides for ",
-                     dims_.size(), " dims");
+        detail::fail(status::invalid_shape, "logical tensor ", id, ": ", strides_.size(), " strides for ", dims_.size(),
+                     " dims");
 }
 
 logical_tensor::logical_tensor(size_t id, data_type dt, layout_type lt) : id_(id), data_type_(dt), layout_(lt) {}

@@ -22,7 +22,8 @@ const char *op_kind_name(op::kind k) {
 
 engine::engine(kind k, size_t index) : kind_(k) {
     if (k != kind::cpu) detail::fail(status::invalid_arguments, "engine: only engine::kind::cpu exists");
-    if (index != 0) detail::fail(status::invalid_arguments, "engine: cpu engine index ", index, " does not exist (only 0)");
+    if (index != 0)
+        detail::fail(status::invalid_arguments, "engine: cpu engine index ", index, " does not exist (only 0)");
 }
 
 stream::stream(const engine &e) : engine_(e) {}

@@ -19,8 +19,7 @@ const char *attr_name(op::attr a) {
     return "unknown";
 }
 
-template <typename T>
-const T &attr_as(const op &o, op::attr a, const char *type_name) {
+template <typename T> const T &attr_as(const op &o, op::attr a, const char *type_name) {
     const auto &v = o.get_attrs().at(a);
     if (!std::holds_alternative<T>(v))
         fail(status::invalid_arguments, "op ", o.get_id(), " (", op_kind_name(o.get_kind()), "): attribute ",
@@ -58,7 +57,8 @@ void validate_op(const op &o) {
         case op::attr::auto_broadcast: {
             const auto &s = attr_as<std::string>(o, a, "a string");
             if (s != "numpy" && s != "none")
-                fail(status::invalid_arguments, "op ", id, " (", kind, "): auto_broadcast must be \"numpy\" or \"none\", got \"", s, "\"");
+                fail(status::invalid_arguments, "op ", id, " (", kind,
+                     "): auto_broadcast must be \"numpy\" or \"none\", got \"", s, "\"");
             break;
         }
         case op::attr::broadcast: {
@@ -70,7 +70,8 @@ void validate_op(const op &o) {
         case op::attr::axis: attr_as<int64_t>(o, a, "an integer"); break;
         case op::attr::consumed_inputs:
             if (o.get_kind() != op::kind::Add)
-                fail(status::invalid_arguments, "op ", id, " (", kind, "): consumed_inputs is an attribute of Add-1 only");
+                fail(status::invalid_arguments, "op ", id, " (", kind,
+                     "): consumed_inputs is an attribute of Add-1 only");
             attr_as<std::vector<int64_t>>(o, a, "a list of integers");
             break;
         default: fail(status::invalid_arguments, "op ", id, " (", kind, "): unknown attribute ", static_cast<int>(a));
@@ -91,8 +92,8 @@ void validate_op(const op &o) {
              data_type_name(b), ") are not supported");
     if (out != data_type::undef && out != expected)
         fail(status::invalid_data_type, "op ", id, " (", kind, "): output type ", data_type_name(out),
-             " does not match ", data_type_name(expected), " for inputs (", data_type_name(a), ", ",
-             data_type_name(b), ")");
+             " does not match ", data_type_name(expected), " for inputs (", data_type_name(a), ", ", data_type_name(b),
+             ")");
 }
 
 broadcast_rule read_broadcast_rule(const op &o) {
@@ -141,8 +142,9 @@ dims infer_binary_shape(const op &o, const broadcast_rule &r, const dims &a, con
         int64_t axis = r.axis.value_or(rank_a - rank_b);
         if (axis < 0 && r.axis) axis += rank_a;
         if (rank_b > rank_a || axis < 0 || axis + rank_b > rank_a)
-            incompatible(r.axis ? "do not satisfy the legacy broadcast rule at the given axis"
-                                : "do not satisfy the legacy broadcast rule (B is neither one element nor a suffix of A)");
+            incompatible(r.axis
+                             ? "do not satisfy the legacy broadcast rule at the given axis"
+                             : "do not satisfy the legacy broadcast rule (B is neither one element nor a suffix of A)");
         for (int64_t i = 0; i < rank_b; ++i)
             if (!same_dim(a[axis + i], b[i]))
                 incompatible("do not satisfy the legacy broadcast rule (B must match a contiguous run of A's dims)");
@@ -154,11 +156,16 @@ dims infer_binary_shape(const op &o, const broadcast_rule &r, const dims &a, con
         for (size_t i = 0; i < rank; ++i) {
             int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
             int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-            if (x == 1) out[i] = y;
-            else if (y == 1) out[i] = x;
-            else if (x < 0) out[i] = y; // unknown vs n: must be n (or 1)
-            else if (y < 0 || x == y) out[i] = x;
-            else incompatible("are not broadcast-compatible");
+            if (x == 1)
+                out[i] = y;
+            else if (y == 1)
+                out[i] = x;
+            else if (x < 0)
+                out[i] = y; // unknown vs n: must be n (or 1)
+            else if (y < 0 || x == y)
+                out[i] = x;
+            else
+                incompatible("are not broadcast-compatible");
         }
         return out;
     }

@@ -16,8 +16,8 @@ bool fusible(op::kind k) { return k == op::kind::Add || k == op::kind::Equal; }
 } // namespace
 
 std::vector<partition_impl> find_partitions(const std::vector<op> &ops, partition::policy p) {
-    std::map<size_t, size_t> producer;                 // tensor id -> op index
-    std::map<size_t, std::vector<size_t>> consumers;   // tensor id -> op indices, one per use
+    std::map<size_t, size_t> producer;               // tensor id -> op index
+    std::map<size_t, std::vector<size_t>> consumers; // tensor id -> op indices, one per use
     for (size_t i = 0; i < ops.size(); ++i) {
         for (const auto &lt : ops[i].get_outputs()) producer[lt.get_id()] = i;
         for (const auto &lt : ops[i].get_inputs()) consumers[lt.get_id()].push_back(i);

@@ -23,9 +23,9 @@ const void *checked_handle(const tensor &t, const logical_tensor &port, const ch
     const bool strides_ok = lt.get_strides().empty() || lt.get_strides() == port.get_strides();
     if (lt.get_data_type() != port.get_data_type() || lt.get_dims() != port.get_dims() || !strides_ok)
         fail(status::invalid_arguments, "execute: ", what, " tensor id ", port.get_id(), " is ",
-             data_type_name(lt.get_data_type()), detail::shape_str(lt), " strides ", detail::shape_str(lt.get_strides()),
-             " but was compiled as ", data_type_name(port.get_data_type()), detail::shape_str(port), " strides ",
-             detail::shape_str(port.get_strides()));
+             data_type_name(lt.get_data_type()), detail::shape_str(lt), " strides ",
+             detail::shape_str(lt.get_strides()), " but was compiled as ", data_type_name(port.get_data_type()),
+             detail::shape_str(port), " strides ", detail::shape_str(port.get_strides()));
     if (!t.get_data_handle() && port.get_mem_size() > 0)
         fail(status::invalid_arguments, "execute: ", what, " tensor id ", port.get_id(), " has a null data handle");
     return t.get_data_handle();
@@ -44,7 +44,8 @@ logical_tensor compiled_partition::query_logical_tensor(size_t id) const {
             if (lt.get_id() == id) return lt;
         if (impl_->output.get_id() == id) return impl_->output;
     }
-    fail(status::invalid_arguments, "query_logical_tensor: tensor id ", id, " is not a port of this compiled partition");
+    fail(status::invalid_arguments, "query_logical_tensor: tensor id ", id,
+         " is not a port of this compiled partition");
 }
 
 std::vector<std::pair<size_t, size_t>> compiled_partition::query_inplace_ports() const {
@@ -53,7 +54,8 @@ std::vector<std::pair<size_t, size_t>> compiled_partition::query_inplace_ports()
 
 std::string compiled_partition::get_impl_info() const { return impl_ ? impl_->k->info() : std::string("none"); }
 
-void compiled_partition::execute(stream &, const std::vector<tensor> &inputs, const std::vector<tensor> &outputs) const {
+void compiled_partition::execute(stream &, const std::vector<tensor> &inputs,
+                                 const std::vector<tensor> &outputs) const {
     if (!impl_) fail(status::invalid_arguments, "execute: compiled partition is empty");
     const detail::compiled_impl &c = *impl_;
     const auto start = std::chrono::steady_clock::now();
@@ -75,7 +77,8 @@ void compiled_partition::execute(stream &, const std::vector<tensor> &inputs, co
         bool inplace = false;
         for (const auto &[i, o] : c.inplace) inplace = inplace || (i == port.get_id() && in[p] == out);
         if (inplace) continue;
-        staged.emplace_back(static_cast<const unsigned char *>(in[p]), static_cast<const unsigned char *>(in[p]) + size);
+        staged.emplace_back(static_cast<const unsigned char *>(in[p]),
+                            static_cast<const unsigned char *>(in[p]) + size);
         in[p] = staged.back().data();
     }
     c.k->execute(in.data(), out);

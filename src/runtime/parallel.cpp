@@ -39,7 +39,8 @@ void parallel_chunks(int n, const std::function<void(int)> &fn) {
         return;
     }
     // One chunk per thread, each a contiguous stretch of memory.
-    tbb::parallel_for(0, n, [&](int c) { fn(c); }, tbb::static_partitioner());
+    tbb::parallel_for(
+        0, n, [&](int c) { fn(c); }, tbb::static_partitioner());
 }
 
 single_omp_thread_scope::single_omp_thread_scope() : previous_(omp_get_max_threads()) {

@@ -9,8 +9,7 @@ namespace {
 using namespace fbt;
 using lt = logical_tensor;
 
-template <typename F>
-void expect_error(F &&f, status s, const std::string &fragment) {
+template <typename F> void expect_error(F &&f, status s, const std::string &fragment) {
     try {
         f();
         ADD_FAILURE() << "no error thrown; expected: " << fragment;
@@ -25,8 +24,11 @@ lt out(size_t id) { return lt(id, dt::undef, lt::layout_type::any); }
 
 TEST(errors, unknown_op_kind) {
     graph g(engine::kind::cpu);
-    expect_error([&] { g.add_op(op(7, static_cast<op::kind>(42), {f32(0, {1}), f32(1, {1})}, {out(2)})); },
-                 status::unimplemented, "op 7: unknown op kind");
+    expect_error(
+        [&] {
+            g.add_op(op(7, static_cast<op::kind>(42), {f32(0, {1}), f32(1, {1})}, {out(2)}));
+        },
+        status::unimplemented, "op 7: unknown op kind");
 }
 
 TEST(errors, wrong_arity) {
@@ -39,16 +41,31 @@ TEST(errors, wrong_arity) {
 
 TEST(errors, bad_type_combinations) {
     graph g(engine::kind::cpu);
-    expect_error([&] { g.add_op(op(1, op::kind::Add, {lt(0, dt::s32, {2}), f32(1, {2})}, {out(2)})); },
-                 status::invalid_data_type, "op 1 (Add): input types (s32, f32) are not supported");
-    expect_error([&] { g.add_op(op(2, op::kind::Add, {lt(0, dt::boolean, {2}), lt(1, dt::boolean, {2})}, {out(2)})); },
-                 status::invalid_data_type, "input types (boolean, boolean)");
-    expect_error([&] { g.add_op(op(3, op::kind::Add, {lt(0, dt::bf16, {2}), lt(1, dt::f16, {2})}, {out(2)})); },
-                 status::invalid_data_type, "input types (bf16, f16)");
-    expect_error([&] { g.add_op(op(4, op::kind::Equal, {f32(0, {2}), f32(1, {2})}, {lt(2, dt::f32, {2})})); },
-                 status::invalid_data_type, "op 4 (Equal): output type f32 does not match boolean");
-    expect_error([&] { g.add_op(op(5, op::kind::Add, {f32(0, {2}), lt(1, dt::bf16, {2})}, {lt(2, dt::bf16, {2})})); },
-                 status::invalid_data_type, "output type bf16 does not match f32");
+    expect_error(
+        [&] {
+            g.add_op(op(1, op::kind::Add, {lt(0, dt::s32, {2}), f32(1, {2})}, {out(2)}));
+        },
+        status::invalid_data_type, "op 1 (Add): input types (s32, f32) are not supported");
+    expect_error(
+        [&] {
+            g.add_op(op(2, op::kind::Add, {lt(0, dt::boolean, {2}), lt(1, dt::boolean, {2})}, {out(2)}));
+        },
+        status::invalid_data_type, "input types (boolean, boolean)");
+    expect_error(
+        [&] {
+            g.add_op(op(3, op::kind::Add, {lt(0, dt::bf16, {2}), lt(1, dt::f16, {2})}, {out(2)}));
+        },
+        status::invalid_data_type, "input types (bf16, f16)");
+    expect_error(
+        [&] {
+            g.add_op(op(4, op::kind::Equal, {f32(0, {2}), f32(1, {2})}, {lt(2, dt::f32, {2})}));
+        },
+        status::invalid_data_type, "op 4 (Equal): output type f32 does not match boolean");
+    expect_error(
+        [&] {
+            g.add_op(op(5, op::kind::Add, {f32(0, {2}), lt(1, dt::bf16, {2})}, {lt(2, dt::bf16, {2})}));
+        },
+        status::invalid_data_type, "output type bf16 does not match f32");
 }
 
 TEST(errors, bad_attributes) {
@@ -62,14 +79,17 @@ TEST(errors, bad_attributes) {
                  "broadcast must be 0 or 1, got 2");
     expect_error(
         [&] {
-            g.add_op(add().set_attr(op::attr::broadcast, int64_t{1}).set_attr(op::attr::auto_broadcast, std::string("numpy")));
+            g.add_op(add()
+                         .set_attr(op::attr::broadcast, int64_t{1})
+                         .set_attr(op::attr::auto_broadcast, std::string("numpy")));
         },
         status::invalid_arguments, "cannot both be set");
     expect_error([&] { g.add_op(add().set_attr(op::attr::axis, int64_t{0})); }, status::invalid_arguments,
                  "axis requires broadcast=1");
     expect_error(
         [&] {
-            g.add_op(op(9, op::kind::Equal, {f32(0, {2}), f32(1, {2})}, {out(2)}).set_attr(op::attr::consumed_inputs, std::vector<int64_t>{0}));
+            g.add_op(op(9, op::kind::Equal, {f32(0, {2}), f32(1, {2})}, {out(2)})
+                         .set_attr(op::attr::consumed_inputs, std::vector<int64_t>{0}));
         },
         status::invalid_arguments, "consumed_inputs is an attribute of Add-1 only");
     // Accepted and ignored on Add.
@@ -87,11 +107,17 @@ TEST(errors, graph_misuse) {
     graph g(engine::kind::cpu);
     expect_error([&] { g.get_partitions(); }, status::invalid_graph, "graph is not finalized");
     g.add_op(op(1, op::kind::Add, {f32(0, {2}), f32(1, {2})}, {out(2)}));
-    expect_error([&] { g.add_op(op(1, op::kind::Add, {f32(0, {2}), f32(1, {2})}, {out(3)})); }, status::invalid_graph,
-                 "op 1: op id is already in the graph");
+    expect_error(
+        [&] {
+            g.add_op(op(1, op::kind::Add, {f32(0, {2}), f32(1, {2})}, {out(3)}));
+        },
+        status::invalid_graph, "op 1: op id is already in the graph");
     g.finalize();
-    expect_error([&] { g.add_op(op(2, op::kind::Add, {f32(0, {2}), f32(1, {2})}, {out(3)})); }, status::invalid_graph,
-                 "graph is already finalized");
+    expect_error(
+        [&] {
+            g.add_op(op(2, op::kind::Add, {f32(0, {2}), f32(1, {2})}, {out(3)}));
+        },
+        status::invalid_graph, "graph is already finalized");
 }
 
 TEST(errors, tensor_id_reused_with_another_descriptor) {
@@ -146,18 +172,36 @@ protected:
 };
 
 TEST_F(compiled_fixture, compile_rejects_mismatched_inputs) {
-    expect_error([&] { part.compile({f32(0, {2, 3})}, part.get_output_ports(), eng); }, status::invalid_arguments,
-                 "compile: partition 0 has 2 inputs and 1 outputs, got 1 and 1");
-    expect_error([&] { part.compile({f32(0, {2, 3}), f32(5, {3})}, part.get_output_ports(), eng); },
-                 status::invalid_arguments, "no logical tensor given for input tensor id 1");
-    expect_error([&] { part.compile({lt(0, dt::bf16, {2, 3}), f32(1, {3})}, part.get_output_ports(), eng); },
-                 status::invalid_data_type, "input tensor 0 has type bf16, the partition expects f32");
-    expect_error([&] { part.compile({f32(0, {2, 4}), f32(1, {3})}, part.get_output_ports(), eng); },
-                 status::invalid_shape, "input tensor 0 has shape [2,4], the partition expects [2,3]");
-    expect_error([&] { part.compile({f32(0, {2, 3}), f32(1, {3})}, {f32(2, {3, 3})}, eng); }, status::invalid_shape,
-                 "output tensor 2 has shape [3,3], the partition produces [2,3]");
-    expect_error([&] { part.compile({f32(0, {2, 3}), f32(1, {3})}, {lt(2, dt::f32, {2, 3}, {0, 1})}, eng); },
-                 status::invalid_shape, "output tensor 2 has strides under which elements overlap");
+    expect_error(
+        [&] {
+            part.compile({f32(0, {2, 3})}, part.get_output_ports(), eng);
+        },
+        status::invalid_arguments, "compile: partition 0 has 2 inputs and 1 outputs, got 1 and 1");
+    expect_error(
+        [&] {
+            part.compile({f32(0, {2, 3}), f32(5, {3})}, part.get_output_ports(), eng);
+        },
+        status::invalid_arguments, "no logical tensor given for input tensor id 1");
+    expect_error(
+        [&] {
+            part.compile({lt(0, dt::bf16, {2, 3}), f32(1, {3})}, part.get_output_ports(), eng);
+        },
+        status::invalid_data_type, "input tensor 0 has type bf16, the partition expects f32");
+    expect_error(
+        [&] {
+            part.compile({f32(0, {2, 4}), f32(1, {3})}, part.get_output_ports(), eng);
+        },
+        status::invalid_shape, "input tensor 0 has shape [2,4], the partition expects [2,3]");
+    expect_error(
+        [&] {
+            part.compile({f32(0, {2, 3}), f32(1, {3})}, {f32(2, {3, 3})}, eng);
+        },
+        status::invalid_shape, "output tensor 2 has shape [3,3], the partition produces [2,3]");
+    expect_error(
+        [&] {
+            part.compile({f32(0, {2, 3}), f32(1, {3})}, {lt(2, dt::f32, {2, 3}, {0, 1})}, eng);
+        },
+        status::invalid_shape, "output tensor 2 has strides under which elements overlap");
 }
 
 TEST_F(compiled_fixture, compile_needs_known_input_shapes) {
@@ -171,10 +215,18 @@ TEST_F(compiled_fixture, compile_needs_known_input_shapes) {
 
 TEST_F(compiled_fixture, execute_rejects_null_handles_without_writing) {
     auto lin = part.get_input_ports();
-    expect_error([&] { cp.execute(strm, {tensor(lin[0], eng, a.data()), tensor(lin[1], eng, nullptr)}, {tensor(cp.query_logical_tensor(2), eng, o.data())}); },
-                 status::invalid_arguments, "input tensor id 1 has a null data handle");
-    expect_error([&] { cp.execute(strm, {tensor(lin[0], eng, a.data()), tensor(lin[1], eng, b.data())}, {tensor(cp.query_logical_tensor(2), eng, nullptr)}); },
-                 status::invalid_arguments, "output tensor id 2 has a null data handle");
+    expect_error(
+        [&] {
+            cp.execute(strm, {tensor(lin[0], eng, a.data()), tensor(lin[1], eng, nullptr)},
+                       {tensor(cp.query_logical_tensor(2), eng, o.data())});
+        },
+        status::invalid_arguments, "input tensor id 1 has a null data handle");
+    expect_error(
+        [&] {
+            cp.execute(strm, {tensor(lin[0], eng, a.data()), tensor(lin[1], eng, b.data())},
+                       {tensor(cp.query_logical_tensor(2), eng, nullptr)});
+        },
+        status::invalid_arguments, "output tensor id 2 has a null data handle");
     expect_output_untouched();
 }
 
@@ -183,12 +235,24 @@ TEST_F(compiled_fixture, execute_rejects_wrong_tensors_without_writing) {
     const lt o_lt = cp.query_logical_tensor(2);
     expect_error([&] { cp.execute(strm, {tensor(lin[0], eng, a.data())}, {tensor(o_lt, eng, o.data())}); },
                  status::invalid_arguments, "takes 2 inputs and 1 output, got 1 and 1");
-    expect_error([&] { cp.execute(strm, {tensor(lin[0], eng, a.data()), tensor(f32(1, {4}), eng, b.data())}, {tensor(o_lt, eng, o.data())}); },
-                 status::invalid_arguments, "input tensor id 1 is f32[4] strides [1] but was compiled as f32[3]");
-    expect_error([&] { cp.execute(strm, {tensor(lin[0], eng, a.data()), tensor(f32(8, {3}), eng, b.data())}, {tensor(o_lt, eng, o.data())}); },
-                 status::invalid_arguments, "no tensor given for input tensor id 1");
-    expect_error([&] { cp.execute(strm, {tensor(lin[0], eng, a.data()), tensor(lin[1], eng, b.data())}, {tensor(lt(2, dt::f32, {2, 3}, {1, 2}), eng, o.data())}); },
-                 status::invalid_arguments, "output tensor id 2 is f32[2,3] strides [1,2]");
+    expect_error(
+        [&] {
+            cp.execute(strm, {tensor(lin[0], eng, a.data()), tensor(f32(1, {4}), eng, b.data())},
+                       {tensor(o_lt, eng, o.data())});
+        },
+        status::invalid_arguments, "input tensor id 1 is f32[4] strides [1] but was compiled as f32[3]");
+    expect_error(
+        [&] {
+            cp.execute(strm, {tensor(lin[0], eng, a.data()), tensor(f32(8, {3}), eng, b.data())},
+                       {tensor(o_lt, eng, o.data())});
+        },
+        status::invalid_arguments, "no tensor given for input tensor id 1");
+    expect_error(
+        [&] {
+            cp.execute(strm, {tensor(lin[0], eng, a.data()), tensor(lin[1], eng, b.data())},
+                       {tensor(lt(2, dt::f32, {2, 3}, {1, 2}), eng, o.data())});
+        },
+        status::invalid_arguments, "output tensor id 2 is f32[2,3] strides [1,2]");
     expect_output_untouched();
     // And the same call with correct tensors does write.
     cp.execute(strm, {tensor(lin[0], eng, a.data()), tensor(lin[1], eng, b.data())}, {tensor(o_lt, eng, o.data())});
@@ -200,7 +264,8 @@ TEST_F(compiled_fixture, query_of_unknown_id) {
 }
 
 TEST(errors, bad_engine_and_kernel_choice) {
-    expect_error([] { engine e(engine::kind::cpu, 1); }, status::invalid_arguments, "cpu engine index 1 does not exist");
+    expect_error([] { engine e(engine::kind::cpu, 1); }, status::invalid_arguments,
+                 "cpu engine index 1 does not exist");
     graph g(engine::kind::cpu);
     g.add_op(op(1, op::kind::Add, {f32(0, {2}), f32(1, {2})}, {out(2)}));
     g.finalize();

@@ -20,8 +20,10 @@ TEST(half, f32_to_f16_rounds_to_nearest_even_like_hardware) {
     std::mt19937 rng(1);
     auto check = [](float f) {
         uint16_t got = f32_to_f16(f), want = fbt::ref_f32_to_f16(f);
-        if (std::isnan(f)) ASSERT_TRUE(std::isnan(fbt::ref_f16_to_f32(got))) << f;
-        else ASSERT_EQ(got, want) << f;
+        if (std::isnan(f))
+            ASSERT_TRUE(std::isnan(fbt::ref_f16_to_f32(got))) << f;
+        else
+            ASSERT_EQ(got, want) << f;
     };
     for (int i = 0; i < 2000000; ++i) check(f32_from_bits(rng()));
     // Every f16 value and the midpoints next to it (ties), both signs.
@@ -36,8 +38,10 @@ TEST(half, bf16_rounds_to_nearest_even_and_keeps_subnormals) {
     std::mt19937 rng(2);
     for (int i = 0; i < 2000000; ++i) {
         float f = f32_from_bits(rng());
-        if (std::isnan(f)) ASSERT_TRUE(std::isnan(bf16_to_f32(f32_to_bf16(f))));
-        else ASSERT_EQ(f32_to_bf16(f), fbt::ref_f32_to_bf16(f)) << f;
+        if (std::isnan(f))
+            ASSERT_TRUE(std::isnan(bf16_to_f32(f32_to_bf16(f))));
+        else
+            ASSERT_EQ(f32_to_bf16(f), fbt::ref_f32_to_bf16(f)) << f;
     }
     EXPECT_EQ(f32_to_bf16(f32_from_bits(0x3F808000)), 0x3F80); // tie to even (down)
     EXPECT_EQ(f32_to_bf16(f32_from_bits(0x3F818000)), 0x3F82); // tie to even (up)

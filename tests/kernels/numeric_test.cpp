@@ -94,12 +94,13 @@ TEST_P(numeric_test, writes_strided_outputs) {
 
 std::vector<type_row> all_rows() {
     std::vector<type_row> rows;
-    for (dt t : {dt::f32, dt::bf16, dt::f16, dt::f64, dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64, dt::u64})
+    for (dt t :
+         {dt::f32, dt::bf16, dt::f16, dt::f64, dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64, dt::u64})
         rows.push_back({op::kind::Add, t, t});
     for (auto [x, y] : {std::pair{dt::f32, dt::bf16}, {dt::bf16, dt::f32}, {dt::f32, dt::f16}, {dt::f16, dt::f32}})
         rows.push_back({op::kind::Add, x, y});
-    for (dt t : {dt::f32, dt::bf16, dt::f16, dt::f64, dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64, dt::u64,
-                 dt::boolean, dt::string})
+    for (dt t : {dt::f32, dt::bf16, dt::f16, dt::f64, dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64,
+                 dt::u64, dt::boolean, dt::string})
         rows.push_back({op::kind::Equal, t, t});
     return rows;
 }

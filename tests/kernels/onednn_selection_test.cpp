@@ -48,7 +48,8 @@ INSTANTIATE_TEST_SUITE_P(common, onednn_selection_test, ::testing::ValuesIn(kCom
 TEST(onednn_selection, never_reports_a_ref_implementation_for_any_type) {
     // Whatever the choice, the implementation string never names a ref path.
     for (dt t : {dt::f32, dt::bf16, dt::f16, dt::s8, dt::u8, dt::s32}) {
-        for (const auto &shapes : {std::pair<dims, dims>{{64, 1024}, {64, 1024}}, {{64, 1024}, {64, 1}}, {{64, 1024}, {1024}}}) {
+        for (const auto &shapes :
+             {std::pair<dims, dims>{{64, 1024}, {64, 1024}}, {{64, 1024}, {64, 1}}, {{64, 1024}, {1024}}}) {
             buffer a(logical_tensor(0, t, shapes.first)), b(logical_tensor(1, t, shapes.second));
             std::string impl;
             run_single(binary_op(op::kind::Add, a.lt, b.lt), a, b, &impl);

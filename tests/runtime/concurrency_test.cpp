@@ -36,7 +36,8 @@ TEST_P(concurrency_test, eight_threads_share_one_compiled_partition) {
                 fill(b, rng);
                 cp.execute(s, {tensor(la, eng, a.data()), tensor(lb, eng, b.data())}, {tensor(lo, eng, out.data())});
                 ref_binary(op::kind::Add, a, b, want);
-                if (!same_elements(want, out)) failures[t] = "thread " + std::to_string(t) + " repeat " + std::to_string(r);
+                if (!same_elements(want, out))
+                    failures[t] = "thread " + std::to_string(t) + " repeat " + std::to_string(r);
             }
         });
     for (auto &th : threads) th.join();

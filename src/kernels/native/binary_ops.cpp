@@ -14,29 +14,37 @@ template <typename T, typename R, typename F>
 void apply(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, F f) {
     const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
     R *out = static_cast<R *>(out_);
-    if (sa && sb) for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
-    else if (sb) { const T x = a[0]; for (int64_t i = 0; i < n; ++i) out[i] = f(x, b[i]); }
-    else if (sa) { const T y = b[0]; for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], y); }
-    else { const R r = f(a[0], b[0]); for (int64_t i = 0; i < n; ++i) out[i] = r; }
+    if (sa && sb)
+        for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
+    else if (sb) {
+        const T x = a[0];
+        for (int64_t i = 0; i < n; ++i) out[i] = f(x, b[i]);
+    } else if (sa) {
+        const T y = b[0];
+        for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], y);
+    } else {
+        const R r = f(a[0], b[0]);
+        for (int64_t i = 0; i < n; ++i) out[i] = r;
+    }
 }
 
-template <typename T>
-void add(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n) {
+template <typename T> void add(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n) {
     if constexpr (std::is_integral_v<T>) {
         using U = std::make_unsigned_t<T>; // two's-complement wraparound, no UB
-        apply<T, T>(a, sa, b, sb, out, n, [](T x, T y) { return static_cast<T>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y))); });
+        apply<T, T>(a, sa, b, sb, out, n,
+                    [](T x, T y) { return static_cast<T>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y))); });
     } else {
         apply<T, T>(a, sa, b, sb, out, n, [](T x, T y) { return x + y; });
     }
 }
 
-template <typename T>
-void equal(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n) {
+template <typename T> void equal(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n) {
     apply<T, uint8_t>(a, sa, b, sb, out, n, [](T x, T y) { return static_cast<uint8_t>(x == y); });
 }
 
 void equal_boolean(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n) {
-    apply<uint8_t, uint8_t>(a, sa, b, sb, out, n, [](uint8_t x, uint8_t y) { return static_cast<uint8_t>((x != 0) == (y != 0)); });
+    apply<uint8_t, uint8_t>(a, sa, b, sb, out, n,
+                            [](uint8_t x, uint8_t y) { return static_cast<uint8_t>((x != 0) == (y != 0)); });
 }
 
 void equal_string(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n) {
@@ -45,8 +53,7 @@ void equal_string(const void *a, int64_t sa, const void *b, int64_t sb, void *ou
     });
 }
 
-template <typename From, typename To, To (*f)(From)>
-void convert(const void *in_, void *out_, int64_t n) {
+template <typename From, typename To, To (*f)(From)> void convert(const void *in_, void *out_, int64_t n) {
     const From *in = static_cast<const From *>(in_);
     To *out = static_cast<To *>(out_);
     for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);

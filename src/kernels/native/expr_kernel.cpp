@@ -99,7 +99,8 @@ private:
             for (size_t d = 0; d < rank; ++d) out_off += idx[d] * out_strides_[d];
             auto *out = static_cast<unsigned char *>(output) + out_off * out_size_;
             for (int64_t b = 0; b < row; b += kBlock)
-                eval_block(scratch.data(), ptr, view.data(), stride.data(), b, out + b * out_strides_[rank - 1] * out_size_, std::min(kBlock, row - b));
+                eval_block(scratch.data(), ptr, view.data(), stride.data(), b,
+                           out + b * out_strides_[rank - 1] * out_size_, std::min(kBlock, row - b));
             pos += row;
             idx[rank - 1] += row;
             for (size_t d = rank - 1; d > 0 && idx[d] == shape_[d]; --d) idx[d] = 0, ++idx[d - 1];
@@ -161,8 +162,6 @@ private:
 
 } // namespace
 
-std::unique_ptr<kernel> make_native_kernel(const fused_expr &e) {
-    return std::make_unique<native_expr_kernel>(e);
-}
+std::unique_ptr<kernel> make_native_kernel(const fused_expr &e) { return std::make_unique<native_expr_kernel>(e); }
 
 } // namespace fusebox::detail

@@ -28,8 +28,7 @@ dnnl::stream &thread_stream() {
 // and f16 has no JIT path in oneDNN 2.6. Comparisons read bf16 exactly.
 bool exact_on_onednn(const expr_node &n, memory::data_type &src, memory::data_type &dst) {
     if (n.in_dt[0] != n.in_dt[1]) return false;
-    if (n.kind == op::kind::Add && n.in_dt[0] == data_type::f32)
-        return src = dst = memory::data_type::f32, true;
+    if (n.kind == op::kind::Add && n.in_dt[0] == data_type::f32) return src = dst = memory::data_type::f32, true;
     if (n.kind == op::kind::Equal && (n.in_dt[0] == data_type::f32 || n.in_dt[0] == data_type::bf16)) {
         src = n.in_dt[0] == data_type::f32 ? memory::data_type::f32 : memory::data_type::bf16;
         return dst = memory::data_type::u8, true;
