@@ -4,6 +4,7 @@
 #include "kernels/onednn/binary_kernel.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "runtime/parallel.hpp"
@@ -42,9 +43,20 @@ bool is_full(const dims &shape, const dims &strides) {
     return true;
 }
 
+// Memory descriptor of an operand over `shape`: extent 1 where it broadcasts,
+// with the strides a dense layout would have there (the JIT recognises
+// broadcasts on plain layouts).
+memory::desc operand_md(const dims &shape, const dims &strides, int64_t rows, memory::data_type dt) {
+    memory::dims d(shape.begin(), shape.end()), s(strides.begin(), strides.end());
+    d[0] = strides[0] == 0 ? 1 : rows;
+    for (size_t i = d.size(); i-- > 0;)
+        if (strides[i] == 0) d[i] = 1, s[i] = i + 1 < d.size() ? s[i + 1] * d[i + 1] : 1;
+    return memory::desc(d, dt, s);
+}
+
 struct chunk_primitive {
     dnnl::primitive prim;
-    memory::desc md[3]; // src0, src1, dst
+    std::vector<memory::desc> md; // src_0, src_1, post-op operands..., dst
 };
 
 class onednn_binary_kernel final : public kernel {
@@ -52,18 +64,19 @@ public:
     std::string info() const override { return "onednn:" + impl_; }
 
     void execute(const void *const *inputs, void *output) const override {
-        const int n = static_cast<int>(n_chunks_);
-        parallel_chunks(n, [&](int c) {
+        parallel_chunks(static_cast<int>(n_chunks_), [&](int c) {
             single_omp_thread_scope one_thread;
             const chunk_primitive &p = chunks_[c + 1 == n_chunks_ && chunks_.size() > 1 ? 1 : 0];
             const int64_t row = c * rows_per_chunk_;
-            void *ptr[3] = {
-                const_cast<unsigned char *>(static_cast<const unsigned char *>(inputs[port_[0]]) + row * row_bytes_[0]),
-                const_cast<unsigned char *>(static_cast<const unsigned char *>(inputs[port_[1]]) + row * row_bytes_[1]),
-                static_cast<unsigned char *>(output) + row * row_bytes_[2]};
-            memory src0(p.md[0], cpu_engine(), ptr[0]), src1(p.md[1], cpu_engine(), ptr[1]),
-                dst(p.md[2], cpu_engine(), ptr[2]);
-            p.prim.execute(thread_stream(), {{DNNL_ARG_SRC_0, src0}, {DNNL_ARG_SRC_1, src1}, {DNNL_ARG_DST, dst}});
+            std::unordered_map<int, memory> args;
+            const size_t n_src = port_.size();
+            for (size_t i = 0; i < n_src; ++i) {
+                auto *ptr = static_cast<const unsigned char *>(inputs[port_[i]]) + row * row_bytes_[i];
+                int arg = i == 0 ? DNNL_ARG_SRC_0 : i == 1 ? DNNL_ARG_SRC_1 : DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i) - 2) | DNNL_ARG_SRC_1;
+                args.emplace(arg, memory(p.md[i], cpu_engine(), const_cast<unsigned char *>(ptr)));
+            }
+            args.emplace(DNNL_ARG_DST, memory(p.md[n_src], cpu_engine(), static_cast<unsigned char *>(output) + row * row_bytes_[n_src]));
+            p.prim.execute(thread_stream(), args);
             thread_stream().wait();
         });
     }
@@ -71,63 +84,79 @@ public:
     std::string impl_;
     std::vector<chunk_primitive> chunks_; // [regular] or [regular, tail]
     int64_t n_chunks_ = 1, rows_per_chunk_ = 0;
-    size_t port_[2] = {0, 0};
-    int64_t row_bytes_[3] = {0, 0, 0}; // bytes between rows of the outermost dim
+    std::vector<size_t> port_;         // input port of src_0, src_1, post-op operands
+    std::vector<int64_t> row_bytes_;   // bytes between rows of the outermost dim, per source and dst
 };
+
+// The operands of a linear chain in primitive order (src_0, src_1, then one
+// per post-op), or empty when `e` is not a chain: node 0 reads two operands,
+// every later node reads the previous node and one operand.
+std::vector<int> chain_operands(const fused_expr &e) {
+    std::vector<int> order{e.nodes[0].arg[0], e.nodes[0].arg[1]};
+    if (order[0] < 0 || order[1] < 0) return {};
+    for (size_t n = 1; n < e.nodes.size(); ++n) {
+        const int *a = e.nodes[n].arg;
+        const int prev = ~static_cast<int>(n - 1);
+        if (a[0] == prev && a[1] >= 0) order.push_back(a[1]);
+        else if (a[1] == prev && a[0] >= 0) order.push_back(a[0]);
+        else return {};
+    }
+    return order;
+}
 
 } // namespace
 
 std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, std::string &why) {
-    if (e.nodes.size() != 1) return why = "fused chains are not lowered to oneDNN yet", nullptr;
-    const expr_node &node = e.nodes[0];
-    memory::data_type src_dt, dst_dt;
-    if (!exact_on_onednn(node, src_dt, dst_dt))
-        return why = std::string("oneDNN is not exact for ") + op_kind_name(node.kind) + " of " +
-                     data_type_name(node.in_dt[0]) + "," + data_type_name(node.in_dt[1]),
-               nullptr;
+    memory::data_type src_dt = memory::data_type::undef, dst_dt = memory::data_type::undef;
+    for (const expr_node &node : e.nodes) {
+        if (!exact_on_onednn(node, src_dt, dst_dt))
+            return why = std::string("oneDNN is not exact for ") + op_kind_name(node.kind) + " of " +
+                         data_type_name(node.in_dt[0]) + "," + data_type_name(node.in_dt[1]),
+                   nullptr;
+        if (e.nodes.size() > 1 && node.kind != op::kind::Add)
+            return why = "only chains of Add become oneDNN post-ops", nullptr;
+    }
     if (e.shape.size() > DNNL_MAX_NDIMS) return why = "too many dims", nullptr;
+    std::vector<int> order = chain_operands(e);
+    if (order.empty()) return why = "the partition is a tree, not a chain", nullptr;
+    // Node 0 commutes: the operand covering the whole output becomes src_0.
+    if (!is_full(e.shape, e.operands[order[0]].strides)) std::swap(order[0], order[1]);
+    if (!is_full(e.shape, e.operands[order[0]].strides))
+        return why = "both inputs of the first op broadcast (oneDNN broadcasts src_1 only)", nullptr;
 
     auto k = std::make_unique<onednn_binary_kernel>();
-    int arg[2] = {node.arg[0], node.arg[1]};
-    if (!is_full(e.shape, e.operands[arg[0]].strides)) std::swap(arg[0], arg[1]); // both ops commute
-    if (!is_full(e.shape, e.operands[arg[0]].strides))
-        return why = "both inputs broadcast (oneDNN broadcasts src_1 only)", nullptr;
-
-    const dims &s0 = e.operands[arg[0]].strides, &s1 = e.operands[arg[1]].strides;
-    // src_1 gets extent 1 where it broadcasts, with the strides a dense
-    // layout would have there (the JIT recognises broadcasts on plain layouts).
-    dims shape1 = e.shape, strides1 = s1;
-    for (size_t d = shape1.size(); d-- > 0;)
-        if (s1[d] == 0) shape1[d] = 1, strides1[d] = d + 1 < shape1.size() ? strides1[d + 1] * shape1[d + 1] : 1;
-    const size_t sz_in = data_type_size(node.in_dt[0]), sz_out = data_type_size(node.out_dt);
-    for (int i = 0; i < 2; ++i) k->port_[i] = e.operands[arg[i]].port;
-    k->row_bytes_[0] = s0[0] * sz_in, k->row_bytes_[1] = s1[0] * sz_in, k->row_bytes_[2] = e.out_strides[0] * sz_out;
+    const size_t sz_in = data_type_size(e.nodes[0].in_dt[0]), sz_out = data_type_size(e.output.get_data_type());
+    for (int o : order) {
+        k->port_.push_back(e.operands[o].port);
+        k->row_bytes_.push_back(e.operands[o].strides[0] * static_cast<int64_t>(sz_in));
+    }
+    k->row_bytes_.push_back(e.out_strides[0] * static_cast<int64_t>(sz_out));
 
     const int64_t rows = e.shape[0];
-    const int64_t bytes = e.numel() * static_cast<int64_t>(2 * sz_in + sz_out);
+    const int64_t bytes = e.numel() * static_cast<int64_t>(order.size() * sz_in + sz_out);
     k->n_chunks_ = std::min<int64_t>(plan_chunks(bytes), rows);
     k->rows_per_chunk_ = (rows + k->n_chunks_ - 1) / k->n_chunks_;
     k->n_chunks_ = (rows + k->rows_per_chunk_ - 1) / k->rows_per_chunk_;
     const int64_t tail = rows - (k->n_chunks_ - 1) * k->rows_per_chunk_;
-    const auto alg = node.kind == op::kind::Add ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_eq;
+    const auto alg = e.nodes[0].kind == op::kind::Add ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_eq;
     for (int64_t chunk_rows : {k->rows_per_chunk_, tail}) {
         if (chunk_rows == k->rows_per_chunk_ && !k->chunks_.empty()) break;
-        memory::dims d0(e.shape.begin(), e.shape.end()), d1(shape1.begin(), shape1.end());
-        d0[0] = chunk_rows;
-        if (d1[0] != 1) d1[0] = chunk_rows;
         chunk_primitive c;
-        c.md[0] = memory::desc(d0, src_dt, memory::dims(s0.begin(), s0.end()));
-        c.md[1] = memory::desc(d1, src_dt, memory::dims(strides1.begin(), strides1.end()));
-        c.md[2] = memory::desc(d0, dst_dt, memory::dims(e.out_strides.begin(), e.out_strides.end()));
+        for (int o : order) c.md.push_back(operand_md(e.shape, e.operands[o].strides, chunk_rows, src_dt));
+        c.md.push_back(operand_md(e.shape, e.out_strides, chunk_rows, dst_dt));
+        dnnl::post_ops post;
+        for (size_t i = 2; i < order.size(); ++i) post.append_binary(dnnl::algorithm::binary_add, c.md[i]);
+        dnnl::primitive_attr attr;
+        attr.set_post_ops(post);
         try {
 #if DNNL_VERSION_MAJOR >= 3
-            dnnl::binary::primitive_desc pd(cpu_engine(), alg, c.md[0], c.md[1], c.md[2]);
+            dnnl::binary::primitive_desc pd(cpu_engine(), alg, c.md[0], c.md[1], c.md.back(), attr);
 #else
-            dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, c.md[0], c.md[1], c.md[2]), cpu_engine());
+            dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, c.md[0], c.md[1], c.md.back()), attr, cpu_engine());
 #endif
             const std::string impl = pd.impl_info_str();
             if (impl.rfind("ref", 0) == 0) return why = "oneDNN offers only " + impl + " for this case", nullptr;
-            k->impl_ = impl;
+            k->impl_ = impl + (order.size() > 2 ? "+" + std::to_string(order.size() - 2) + "post-ops" : "");
             c.prim = dnnl::binary(pd);
         } catch (const dnnl::error &err) {
             return why = std::string("oneDNN rejected the case: ") + err.what(), nullptr;
