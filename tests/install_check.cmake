@@ -12,4 +12,5 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples -B ${WORK_DIR}/build -G Ninja
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/getting_started)
+run(${WORK_DIR}/build/fusion_inplace)
 message(STATUS "outside project built and ran against ${WORK_DIR}/prefix")
