@@ -39,8 +39,10 @@ public:
         dims p = s;
         for (auto &d : p) {
             int r = uniform(0, 9);
-            if (r < 3) d = 1;
-            else if (d == 1 && r == 9) d = uniform(2, 3);
+            if (r < 3)
+                d = 1;
+            else if (d == 1 && r == 9)
+                d = uniform(2, 3);
         }
         int drop = uniform(0, 9) < 3 ? uniform(0, static_cast<int>(p.size())) : 0;
         p.erase(p.begin(), p.begin() + drop);
@@ -59,8 +61,8 @@ public:
     }
 
     void build(bool large) {
-        const dt add_types[] = {dt::f32, dt::f32, dt::f32, dt::bf16, dt::f16, dt::f64, dt::s8, dt::u8,
-                                dt::s16, dt::u16, dt::s32, dt::u32, dt::s64, dt::u64};
+        const dt add_types[] = {dt::f32, dt::f32, dt::f32, dt::bf16, dt::f16, dt::f64, dt::s8,
+                                dt::u8,  dt::s16, dt::u16, dt::s32,  dt::u32, dt::s64, dt::u64};
         const dt eq_only[] = {dt::boolean, dt::string};
         dims base;
         const int rank = uniform(0, 4);
@@ -75,8 +77,10 @@ public:
             const bool can_add = x.type != dt::boolean && x.type != dt::string;
             const op::kind kind = can_add && uniform(0, 3) != 0 ? op::kind::Add : op::kind::Equal;
             dt other = x.type;
-            if (kind == op::kind::Add && x.type == dt::f32 && uniform(0, 3) == 0) other = uniform(0, 1) ? dt::bf16 : dt::f16;
-            if (kind == op::kind::Add && (x.type == dt::bf16 || x.type == dt::f16) && uniform(0, 3) == 0) other = dt::f32;
+            if (kind == op::kind::Add && x.type == dt::f32 && uniform(0, 3) == 0)
+                other = uniform(0, 1) ? dt::bf16 : dt::f16;
+            if (kind == op::kind::Add && (x.type == dt::bf16 || x.type == dt::f16) && uniform(0, 3) == 0)
+                other = dt::f32;
             value y{0, dt::undef, {}};
             if (uniform(0, 9) < 2 && x.type != dt::string) {
                 // Reuse an existing value of the right type when shapes broadcast.

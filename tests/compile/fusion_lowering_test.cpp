@@ -20,7 +20,10 @@ struct chain_case {
 const chain_case kChains[] = {
     {"f32_same_shapes", dt::f32, {{64, 4096}, {64, 4096}, {64, 4096}, {64, 4096}}, "onednn:jit"},
     {"f32_bias_and_scalar", dt::f32, {{64, 4096}, {4096}, {}, {64, 4096}}, "onednn:jit"},
-    {"f32_seven_ops", dt::f32, {{32, 2048}, {32, 2048}, {2048}, {32, 2048}, {}, {32, 2048}, {32, 2048}, {1, 2048}}, "onednn:jit"},
+    {"f32_seven_ops",
+     dt::f32,
+     {{32, 2048}, {32, 2048}, {2048}, {32, 2048}, {}, {32, 2048}, {32, 2048}, {1, 2048}},
+     "onednn:jit"},
     // oneDNN 2.6 has no JIT post-op for a per-row broadcast: one native pass instead.
     {"f32_per_row_post_op", dt::f32, {{64, 4096}, {4096}, {64, 1}, {}}, "native:"},
     {"f32_growing_shape", dt::f32, {{1, 4096}, {1, 4096}, {64, 4096}, {64, 4096}}, "native:"},

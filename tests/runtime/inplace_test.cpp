@@ -19,7 +19,9 @@ struct inplace_case {
 const inplace_case kCases[] = {
     {"f32_single", {{dt::f32, {64, 4096}}, {dt::f32, {64, 4096}}}, {0, 1}},
     {"f32_bias", {{dt::f32, {64, 4096}}, {dt::f32, {4096}}}, {0}},
-    {"f32_chain_onednn", {{dt::f32, {64, 4096}}, {dt::f32, {64, 4096}}, {dt::f32, {4096}}, {dt::f32, {64, 4096}}}, {0, 1, 3}},
+    {"f32_chain_onednn",
+     {{dt::f32, {64, 4096}}, {dt::f32, {64, 4096}}, {dt::f32, {4096}}, {dt::f32, {64, 4096}}},
+     {0, 1, 3}},
     {"s64_chain_native", {{dt::s64, {64, 1000}}, {dt::s64, {1000}}, {dt::s64, {64, 1000}}}, {0, 2}},
     {"small_native", {{dt::f32, {3, 5}}, {dt::f32, {3, 5}}}, {0, 1}},
     {"f32_plus_bf16", {{dt::f32, {64, 1000}}, {dt::bf16, {64, 1000}}}, {0}},
@@ -36,7 +38,8 @@ graph make_chain(const inplace_case &c, size_t &out_id) {
     size_t prev = 0;
     for (size_t i = 1; i < c.inputs.size(); ++i) {
         const size_t out = 100 + i;
-        const lt carried = i == 1 ? lt(0, c.inputs[0].first, c.inputs[0].second) : lt(prev, dt::undef, lt::layout_type::any);
+        const lt carried =
+            i == 1 ? lt(0, c.inputs[0].first, c.inputs[0].second) : lt(prev, dt::undef, lt::layout_type::any);
         g.add_op(op(i, op::kind::Add, {carried, lt(i, c.inputs[i].first, c.inputs[i].second)},
                     {lt(out, dt::undef, lt::layout_type::any)}));
         prev = out;
@@ -104,14 +107,16 @@ TEST_P(aliasing_test, unreported_overlaps_are_computed_exactly) {
     buffer a(lt(0, dt::f32, shape)), bias(lt(1, dt::f32, dims{4096})), want(lt(2, dt::f32, shape));
     fill(a, rng);
     fill(bias, rng);
-    cp.execute(s, {tensor(a.lt, eng, a.data()), tensor(bias.lt, eng, bias.data())}, {tensor(want.lt, eng, want.data())});
+    cp.execute(s, {tensor(a.lt, eng, a.data()), tensor(bias.lt, eng, bias.data())},
+               {tensor(want.lt, eng, want.data())});
 
     {
         SCOPED_TRACE("broadcast input shares the start of the output buffer");
         buffer out = a; // output buffer whose first row holds the bias
         std::memcpy(out.data(), bias.data(), 4096 * 4);
         buffer a2 = a;
-        cp.execute(s, {tensor(a2.lt, eng, a2.data()), tensor(bias.lt, eng, out.data())}, {tensor(want.lt, eng, out.data())});
+        cp.execute(s, {tensor(a2.lt, eng, a2.data()), tensor(bias.lt, eng, out.data())},
+                   {tensor(want.lt, eng, out.data())});
         EXPECT_TRUE(same_elements(want, out));
     }
     {

@@ -4,8 +4,8 @@
 #include "kernels/onednn/binary_kernel.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
 
 #include "runtime/parallel.hpp"
 
@@ -72,10 +72,13 @@ public:
             const size_t n_src = port_.size();
             for (size_t i = 0; i < n_src; ++i) {
                 auto *ptr = static_cast<const unsigned char *>(inputs[port_[i]]) + row * row_bytes_[i];
-                int arg = i == 0 ? DNNL_ARG_SRC_0 : i == 1 ? DNNL_ARG_SRC_1 : DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i) - 2) | DNNL_ARG_SRC_1;
+                int arg = i == 0   ? DNNL_ARG_SRC_0
+                          : i == 1 ? DNNL_ARG_SRC_1
+                                   : DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i) - 2) | DNNL_ARG_SRC_1;
                 args.emplace(arg, memory(p.md[i], cpu_engine(), const_cast<unsigned char *>(ptr)));
             }
-            args.emplace(DNNL_ARG_DST, memory(p.md[n_src], cpu_engine(), static_cast<unsigned char *>(output) + row * row_bytes_[n_src]));
+            args.emplace(DNNL_ARG_DST, memory(p.md[n_src], cpu_engine(),
+                                              static_cast<unsigned char *>(output) + row * row_bytes_[n_src]));
             p.prim.execute(thread_stream(), args);
             thread_stream().wait();
         });
@@ -84,8 +87,8 @@ public:
     std::string impl_;
     std::vector<chunk_primitive> chunks_; // [regular] or [regular, tail]
     int64_t n_chunks_ = 1, rows_per_chunk_ = 0;
-    std::vector<size_t> port_;         // input port of src_0, src_1, post-op operands
-    std::vector<int64_t> row_bytes_;   // bytes between rows of the outermost dim, per source and dst
+    std::vector<size_t> port_;       // input port of src_0, src_1, post-op operands
+    std::vector<int64_t> row_bytes_; // bytes between rows of the outermost dim, per source and dst
 };
 
 // The operands of a linear chain in primitive order (src_0, src_1, then one
@@ -97,9 +100,12 @@ std::vector<int> chain_operands(const fused_expr &e) {
     for (size_t n = 1; n < e.nodes.size(); ++n) {
         const int *a = e.nodes[n].arg;
         const int prev = ~static_cast<int>(n - 1);
-        if (a[0] == prev && a[1] >= 0) order.push_back(a[1]);
-        else if (a[1] == prev && a[0] >= 0) order.push_back(a[0]);
-        else return {};
+        if (a[0] == prev && a[1] >= 0)
+            order.push_back(a[1]);
+        else if (a[1] == prev && a[0] >= 0)
+            order.push_back(a[0]);
+        else
+            return {};
     }
     return order;
 }

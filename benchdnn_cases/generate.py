@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Writes the JSON cases in this folder (oneDNN Graph's serialization format).
+
+Run from anywhere: python3 benchdnn_cases/generate.py. The batch files (ci,
+perf, all) are written by hand and refer to these cases.
+"""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def dense(shape):
+    strides, s = [], 1
+    for d in reversed(shape):
+        strides.insert(0, s)
+        s *= max(d, 1)
+    return strides
+
+
+def lt(tid, dtype, shape, strides=None):
+    return {"id": tid, "dtype": dtype, "shape": shape, "stride": strides or dense(shape),
+            "layout_type": "strided", "property_type": "undef"}
+
+
+def broadcast(a, b):
+    r = max(len(a), len(b))
+    a = [1] * (r - len(a)) + a
+    b = [1] * (r - len(b)) + b
+    return [y if x == 1 else x for x, y in zip(a, b)]
+
+
+def out_type(kind, ta, tb):
+    if kind == "Equal":
+        return "boolean"
+    return ta if ta == tb else "f32"
+
+
+def op(oid, kind, ins, out, attrs=None):
+    return {"id": oid, "name": f"{kind.lower()}_{oid}", "kind": kind, "attrs": attrs or {},
+            "inputs": ins, "outputs": [out]}
+
+
+def numpy_attr():
+    return {"auto_broadcast": {"type": "string", "value": "numpy"}}
+
+
+def write(path, ops):
+    doc = {"version": "3.0.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": ops}
+    full = os.path.join(HERE, path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+
+def single(path, kind, ta, sa, tb, sb, attrs=None, out_shape=None):
+    out = lt(2, out_type(kind, ta, tb), out_shape or broadcast(sa, sb))
+    write(path, [op(0, kind, [lt(0, ta, sa), lt(1, tb, sb)], out, attrs if attrs is not None else numpy_attr())])
+
+
+def chain(path, dtype, shapes, last_kind="Add"):
+    """((x0 + x1) + x2) + ... ; the chain alternates between input sides."""
+    ops, prev, prev_shape, nid = [], None, None, 100
+    for i in range(1, len(shapes)):
+        a = lt(0, dtype, shapes[0]) if i == 1 else lt(prev, dtype, prev_shape)
+        b = lt(i, dtype, shapes[i])
+        kind = last_kind if i == len(shapes) - 1 else "Add"
+        shape = broadcast(a["shape"], b["shape"])
+        out = lt(nid, out_type(kind, dtype, dtype), shape)
+        ops.append(op(i - 1, kind, [a, b] if i % 2 else [b, a], out, numpy_attr()))
+        prev, prev_shape, nid = nid, shape, nid + 1
+    write(path, ops)
+
+
+ADD_TYPES = ["f32", "bf16", "f16", "f64", "s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"]
+EQUAL_TYPES = ["f32", "bf16", "f16", "f64", "s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64", "boolean", "string"]
+MIXED = [("f32", "bf16"), ("bf16", "f32"), ("f32", "f16"), ("f16", "f32")]
+
+for t in ADD_TYPES:
+    single(f"op/add_{t}.json", "Add", t, [1, 32, 28, 28], t, [1, 32, 28, 28])
+for ta, tb in MIXED:
+    single(f"op/add_{ta}_{tb}.json", "Add", ta, [1, 32, 28, 28], tb, [1, 32, 28, 28])
+for t in EQUAL_TYPES:
+    single(f"op/equal_{t}.json", "Equal", t, [1, 32, 28, 28], t, [1, 32, 28, 28])
+
+# Broadcast patterns (f32; --dt changes the type).
+single("op/add_scalar.json", "Add", "f32", [2, 64, 28, 28], "f32", [1, 1, 1, 1])
+single("op/add_per_channel.json", "Add", "f32", [2, 64, 28, 28], "f32", [1, 64, 1, 1])
+single("op/add_per_row.json", "Add", "f32", [128, 300], "f32", [128, 1])
+single("op/add_leading_dim.json", "Add", "f32", [8, 16, 100], "f32", [8, 1, 1])
+single("op/add_bidirectional.json", "Add", "f32", [512, 1], "f32", [1, 512])
+single("op/add_src0_broadcast.json", "Add", "f32", [1, 64, 1, 1], "f32", [2, 64, 28, 28])
+single("op/add_rank0.json", "Add", "f32", [], "f32", [])
+single("op/add_zero_size.json", "Add", "f32", [0, 16], "f32", [1, 16])
+single("op/add_none.json", "Add", "f32", [16, 32], "f32", [16, 32], {"auto_broadcast": {"type": "string", "value": "none"}})
+write("op/add_strided.json", [op(0, "Add", [lt(0, "f32", [32, 48], [1, 32]), lt(1, "f32", [32, 48], [64, 1])],
+                                 lt(2, "f32", [32, 48]), numpy_attr())])
+
+# ONNX's legacy broadcast rule (Add-1/6, Equal-1).
+def legacy(path, kind, t, sa, sb, axis=None):
+    attrs = {"broadcast": {"type": "s64", "value": 1}}
+    if axis is not None:
+        attrs["axis"] = {"type": "s64", "value": axis}
+    single(path, kind, t, sa, t, sb, attrs, out_shape=sa)
+
+legacy("op/add_legacy_scalar.json", "Add", "f32", [2, 3, 4, 5], [])
+legacy("op/add_legacy_suffix.json", "Add", "f32", [2, 3, 4, 5], [4, 5])
+legacy("op/add_legacy_axis1.json", "Add", "f32", [2, 3, 4, 5], [3, 4], 1)
+legacy("op/add_legacy_axis0.json", "Add", "s32", [2, 3, 4, 5], [2], 0)
+legacy("op/equal_legacy_axis1.json", "Equal", "s64", [2, 3, 4, 5], [3, 4], 1)
+single("op/add_legacy_equal_shapes.json", "Add", "f64", [2, 3], "f64", [2, 3], {"broadcast": {"type": "s64", "value": 0}})
+
+# Fused patterns.
+chain("pattern/add_chain2_f32.json", "f32", [[64, 1024]] * 3)
+chain("pattern/add_chain3_f32.json", "f32", [[64, 1024]] * 4)
+chain("pattern/add_chain7_f32.json", "f32", [[64, 1024], [64, 1024], [1024], [64, 1024], [], [64, 1024], [1, 1024], [64, 1024]])
+chain("pattern/add_chain3_bf16.json", "bf16", [[64, 1024], [64, 1024], [1024], [64, 1024]])
+chain("pattern/add_chain3_s64.json", "s64", [[64, 1024], [64, 1], [1024], [64, 1024]])
+chain("pattern/add_add_equal_f32.json", "f32", [[64, 1024], [1024], [64, 1024]], last_kind="Equal")
+s = [64, 1024]
+write("pattern/equal_of_sums_tree.json", [
+    op(0, "Add", [lt(0, "f32", s), lt(1, "f32", s)], lt(4, "f32", s), numpy_attr()),
+    op(1, "Add", [lt(2, "f32", s), lt(3, "f32", [1024])], lt(5, "f32", s), numpy_attr()),
+    op(2, "Equal", [lt(4, "f32", s), lt(5, "f32", s)], lt(6, "boolean", s), numpy_attr())])
+write("pattern/fan_out.json", [  # t4 feeds two ops: two partitions
+    op(0, "Add", [lt(0, "f32", s), lt(1, "f32", s)], lt(4, "f32", s), numpy_attr()),
+    op(1, "Add", [lt(4, "f32", s), lt(2, "f32", s)], lt(5, "f32", s), numpy_attr()),
+    op(2, "Equal", [lt(4, "f32", s), lt(5, "f32", s)], lt(6, "boolean", s), numpy_attr())])
+write("pattern/mixed_chain.json", [  # f32 + bf16 -> f32, then + f16 -> f32
+    op(0, "Add", [lt(0, "f32", s), lt(1, "bf16", s)], lt(4, "f32", s), numpy_attr()),
+    op(1, "Add", [lt(2, "f16", [1024]), lt(4, "f32", s)], lt(5, "f32", s), numpy_attr())])
+
+# Shapes from real models.
+single("model/resnet_residual_add.json", "Add", "f32", [1, 256, 56, 56], "f32", [1, 256, 56, 56])
+single("model/bert_bias_add.json", "Add", "f32", [1, 384, 768], "f32", [768])
+single("model/small_add.json", "Add", "f32", [16, 13], "f32", [1, 13])
+
+# The performance workloads (L = 64x256x64x64 = 2^26 elements).
+L = [64, 256, 64, 64]
+single("workloads/w1_add_f32.json", "Add", "f32", L, "f32", L)
+single("workloads/w2_add_per_channel_f32.json", "Add", "f32", L, "f32", [1, 256, 1, 1])
+chain("workloads/w3_add_chain3_f32.json", "f32", [L] * 4)
+single("workloads/w4_equal_f32.json", "Equal", "f32", L, "f32", L)
+single("workloads/w5_add_bf16.json", "Add", "bf16", L, "bf16", L)
+single("workloads/w5_add_f16.json", "Add", "f16", L, "f16", L)
+single("workloads/w5_add_f32_bf16.json", "Add", "f32", L, "bf16", L)
+single("workloads/w6_add_small.json", "Add", "f32", [16, 13], "f32", [1, 13])
+single("workloads/w8_add_bidirectional.json", "Add", "f32", [8192, 1], "f32", [1, 8192])
+single("workloads/add_s64.json", "Add", "s64", L, "s64", L)

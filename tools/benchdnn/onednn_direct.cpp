@@ -1,0 +1,69 @@
+#include "onednn_direct.hpp"
+
+#include <omp.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace fbbench {
+namespace {
+
+using dnnl::memory;
+
+bool to_dnnl(fusebox::data_type t, memory::data_type &out) {
+    switch (t) {
+    case fusebox::data_type::f32: out = memory::data_type::f32; return true;
+    case fusebox::data_type::bf16: out = memory::data_type::bf16; return true;
+    case fusebox::data_type::f16: out = memory::data_type::f16; return true;
+    case fusebox::data_type::boolean: out = memory::data_type::u8; return true;
+    default: return false;
+    }
+}
+
+// Operand descriptor at the output's rank (numpy right-alignment).
+memory::desc md_at_rank(const fusebox::logical_tensor &lt, size_t rank, memory::data_type dt) {
+    memory::dims d(rank, 1), s(rank, 1);
+    const size_t off = rank - lt.get_dims().size();
+    for (size_t i = 0; i < lt.get_dims().size(); ++i) d[off + i] = lt.get_dims()[i], s[off + i] = lt.get_strides()[i];
+    for (size_t i = off; i-- > 0;) s[i] = s[i + 1] * d[i + 1];
+    return memory::desc(d, dt, s);
+}
+
+} // namespace
+
+std::unique_ptr<direct_primitive> make_direct_primitive(fusebox::op::kind kind, const fbref::buffer &a,
+                                                        const fbref::buffer &b, fbref::buffer &out, int threads,
+                                                        std::string &why) {
+    memory::data_type ta, tb, to;
+    if (!to_dnnl(a.lt.get_data_type(), ta) || !to_dnnl(b.lt.get_data_type(), tb) ||
+        !to_dnnl(out.lt.get_data_type(), to))
+        return why = "direct oneDNN reference handles f32/bf16/f16 only", nullptr;
+    const size_t rank = std::max<size_t>(out.lt.get_dims().size(), 1);
+    if (out.lt.get_dims().empty()) return why = "direct oneDNN reference needs rank >= 1", nullptr;
+    static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    auto md0 = md_at_rank(a.lt, rank, ta), md1 = md_at_rank(b.lt, rank, tb), mdd = md_at_rank(out.lt, rank, to);
+    const auto alg = kind == fusebox::op::kind::Add ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_eq;
+    try {
+#if DNNL_VERSION_MAJOR >= 3
+        dnnl::binary::primitive_desc pd(eng, alg, md0, md1, mdd);
+#else
+        dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, md0, md1, mdd), eng);
+#endif
+        auto p = std::make_unique<direct_primitive>();
+        p->impl = std::string("dnnl-direct:") + pd.impl_info_str();
+        auto prim = std::make_shared<dnnl::binary>(pd);
+        auto m0 = std::make_shared<memory>(md0, eng, const_cast<void *>(a.data()));
+        auto m1 = std::make_shared<memory>(md1, eng, const_cast<void *>(b.data()));
+        auto md = std::make_shared<memory>(mdd, eng, out.data());
+        auto strm = std::make_shared<dnnl::stream>(eng);
+        p->run = [=] {
+            omp_set_num_threads(threads);
+            prim->execute(*strm, {{DNNL_ARG_SRC_0, *m0}, {DNNL_ARG_SRC_1, *m1}, {DNNL_ARG_DST, *md}});
+            strm->wait();
+        };
+        return p;
+    } catch (const dnnl::error &e) {
+        return why = std::string("oneDNN rejected the case: ") + e.what(), nullptr;
+    }
+}
+
+} // namespace fbbench

@@ -1,0 +1,26 @@
+// The reference row of performance runs: the same case as one oneDNN binary
+// primitive called directly (oneDNN's own threading), without fusebox.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../common/reference.hpp"
+
+namespace fbbench {
+
+struct direct_primitive {
+    std::string impl;
+    /// Runs the primitive once on the given buffers (inputs in port order).
+    std::function<void()> run;
+};
+
+/// Builds the direct call for a single Add/Equal over f32/bf16/f16 inputs, or
+/// returns nullptr with the reason in `why`.
+std::unique_ptr<direct_primitive> make_direct_primitive(fusebox::op::kind kind, const fbref::buffer &a,
+                                                        const fbref::buffer &b, fbref::buffer &out, int threads,
+                                                        std::string &why);
+
+} // namespace fbbench

@@ -1,0 +1,260 @@
+// The reference fusebox is checked against, shared by the tests and the
+// benchdnn driver: host buffers, value generators, and a scalar evaluation of
+// Add/Equal element by element from the original shapes and strides
+// (independent of fusebox's canonicalization and kernels).
+#pragma once
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fusebox/fusebox.hpp>
+
+namespace fbref {
+
+using namespace fusebox;
+using dims = logical_tensor::dims;
+using dt = data_type;
+
+inline int64_t numel(const dims &d) {
+    int64_t n = 1;
+    for (int64_t x : d) n *= x;
+    return n;
+}
+
+/// Memory for one logical tensor (strings keep their bytes in `text`).
+struct buffer {
+    logical_tensor lt;
+    std::vector<unsigned char> bytes;
+    std::vector<std::string> text;
+    explicit buffer(const logical_tensor &l) : lt(l), bytes(l.get_mem_size() + 64, 0) {}
+    void *data() { return bytes.data(); }
+    const void *data() const { return bytes.data(); }
+};
+
+/// Element offset of multi-index `idx` in `lt`.
+inline int64_t offset_of(const logical_tensor &lt, const dims &idx) {
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * lt.get_strides()[d];
+    return off;
+}
+
+/// Calls f(flat, idx) for every multi-index of `shape` in row-major order.
+inline void for_each_index(const dims &shape, const std::function<void(int64_t, const dims &)> &f) {
+    const int64_t n = numel(shape);
+    dims idx(shape.size(), 0);
+    for (int64_t flat = 0; flat < n; ++flat) {
+        f(flat, idx);
+        for (size_t d = shape.size(); d-- > 0;) {
+            if (++idx[d] < shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+// ---- reference conversions (hardware F16C; bf16 by nearest-candidate search) ----
+
+__attribute__((target("f16c"))) inline float ref_f16_to_f32(uint16_t h) { return _cvtsh_ss(h); }
+__attribute__((target("f16c"))) inline uint16_t ref_f32_to_f16(float f) {
+    return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+inline float ref_bf16_to_f32(uint16_t h) {
+    uint32_t x = static_cast<uint32_t>(h) << 16;
+    float f;
+    std::memcpy(&f, &x, 4);
+    return f;
+}
+inline uint16_t ref_f32_to_bf16(float f) {
+    if (std::isnan(f)) return 0x7FC0;
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const uint16_t lo = static_cast<uint16_t>(x >> 16); // truncation: toward zero
+    if ((x & 0xFFFF) == 0) return lo;
+    const uint16_t hi = static_cast<uint16_t>(lo + 1); // next away from zero
+    // Past the largest finite value, the next candidate is 2^128 (which is inf).
+    const double vhi = (hi & 0x7FFF) == 0x7F80 ? std::copysign(std::ldexp(1.0, 128), f) : double(ref_bf16_to_f32(hi));
+    const double dlo = std::fabs(double(ref_bf16_to_f32(lo)) - f), dhi = std::fabs(vhi - f);
+    if (dlo != dhi) return dlo < dhi ? lo : hi;
+    return (lo & 1) ? hi : lo;
+}
+
+inline bool is_float_type(dt t) { return t == dt::f16 || t == dt::bf16 || t == dt::f32 || t == dt::f64; }
+
+/// Reads element `i` of a buffer of type t as a double / as raw bits.
+inline double as_double(dt t, const void *p, int64_t i) {
+    switch (t) {
+    case dt::f16: return ref_f16_to_f32(static_cast<const uint16_t *>(p)[i]);
+    case dt::bf16: return ref_bf16_to_f32(static_cast<const uint16_t *>(p)[i]);
+    case dt::f32: return static_cast<const float *>(p)[i];
+    case dt::f64: return static_cast<const double *>(p)[i];
+    default: return 0;
+    }
+}
+
+inline uint64_t int_bits(dt t, const void *p, int64_t i) {
+    uint64_t v = 0;
+    const size_t es = data_type_size(t) < 8 ? data_type_size(t) : 8;
+    std::memcpy(&v, static_cast<const unsigned char *>(p) + i * data_type_size(t), es);
+    return v;
+}
+
+inline int64_t int_value(dt t, const void *p, int64_t i) {
+    switch (t) {
+    case dt::s8: return static_cast<const int8_t *>(p)[i];
+    case dt::s16: return static_cast<const int16_t *>(p)[i];
+    case dt::s32: return static_cast<const int32_t *>(p)[i];
+    case dt::s64: return static_cast<const int64_t *>(p)[i];
+    default: return static_cast<int64_t>(int_bits(t, p, i));
+    }
+}
+
+/// Writes the reference result of `kind` on elements (a[i], b[j]) into out[k].
+inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, const void *b, int64_t j, dt to,
+                        void *out, int64_t k) {
+    auto *o = static_cast<unsigned char *>(out);
+    if (kind == op::kind::Equal) {
+        bool eq;
+        if (ta == dt::string) {
+            auto x = static_cast<const string_view_t *>(a)[i], y = static_cast<const string_view_t *>(b)[j];
+            eq = x.size == y.size && std::string(x.data, x.size) == std::string(y.data, y.size);
+        } else if (ta == dt::boolean) {
+            eq = (static_cast<const uint8_t *>(a)[i] != 0) == (static_cast<const uint8_t *>(b)[j] != 0);
+        } else if (is_float_type(ta)) {
+            eq = as_double(ta, a, i) == as_double(tb, b, j);
+        } else {
+            eq = int_value(ta, a, i) == int_value(tb, b, j) && int_bits(ta, a, i) == int_bits(tb, b, j);
+        }
+        o[k] = eq;
+        return;
+    }
+    if (!is_float_type(to)) { // wraparound: add in 64-bit unsigned and keep the low bytes
+        uint64_t s = int_bits(ta, a, i) + int_bits(tb, b, j);
+        std::memcpy(o + k * data_type_size(to), &s, data_type_size(to));
+        return;
+    }
+    if (to == dt::f64) {
+        double s = as_double(ta, a, i) + as_double(tb, b, j);
+        std::memcpy(o + k * 8, &s, 8);
+        return;
+    }
+    const float s = static_cast<float>(as_double(ta, a, i)) + static_cast<float>(as_double(tb, b, j));
+    if (to == dt::f32)
+        std::memcpy(o + k * 4, &s, 4);
+    else {
+        uint16_t h = to == dt::f16 ? ref_f32_to_f16(s) : ref_f32_to_bf16(s);
+        std::memcpy(o + k * 2, &h, 2);
+    }
+}
+
+/// Reference for one binary op: out (dense or strided) from a and b.
+/// a lines up with the output's trailing dims (numpy); b too, unless
+/// `b_first_dim` >= 0 places it at that dim (legacy `axis`).
+inline void ref_binary(op::kind kind, const buffer &a, const buffer &b, buffer &out, int64_t b_first_dim = -1) {
+    const dims &shape = out.lt.get_dims();
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    auto offset = [&](const logical_tensor &lt, int64_t first, const dims &idx) {
+        int64_t off = 0; // extent-1 dims read index 0 (they may not line up with any output dim)
+        for (size_t k = 0; k < lt.get_dims().size(); ++k)
+            if (lt.get_dims()[k] != 1) off += idx[first + k] * lt.get_strides()[k];
+        return off;
+    };
+    const int64_t first_a = rank - a.lt.get_ndims();
+    const int64_t first_b = b_first_dim >= 0 ? b_first_dim : rank - b.lt.get_ndims();
+    for_each_index(shape, [&](int64_t, const dims &idx) {
+        ref_element(kind, a.lt.get_data_type(), a.data(), offset(a.lt, first_a, idx), b.lt.get_data_type(), b.data(),
+                    offset(b.lt, first_b, idx), out.lt.get_data_type(), out.data(), offset_of(out.lt, idx));
+    });
+}
+
+// ---- value generation ----
+
+/// Fills every addressable element of `buf` with values that exercise its
+/// type: edge values often, from a small pool so that Equal sees matches.
+inline void fill(buffer &buf, std::mt19937_64 &rng) {
+    const dt t = buf.lt.get_data_type();
+    const size_t es = data_type_size(t);
+    const int64_t n = static_cast<int64_t>(buf.lt.get_mem_size() / (es ? es : 1));
+    std::uniform_int_distribution<int> pick(0, 15);
+    auto store = [&](int64_t i, const void *v) { std::memcpy(buf.bytes.data() + i * es, v, es); };
+    if (t == dt::string) {
+        static const char *pool[] = {"", "a", "ab", "abc", "a\0b", "a\0c", "zz", "hello"};
+        static const size_t lens[] = {0, 1, 2, 3, 3, 3, 2, 5};
+        for (int64_t i = 0; i < n; ++i) {
+            int p = pick(rng) % 8;
+            string_view_t s{pool[p], lens[p]};
+            store(i, &s);
+        }
+        return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        const int p = pick(rng);
+        if (t == dt::boolean) {
+            uint8_t v = p < 6 ? 0 : (p < 12 ? 1 : static_cast<uint8_t>(2 + p)); // nonzero bytes other than 1 are true
+            store(i, &v);
+        } else if (is_float_type(t)) {
+            static const double specials[] = {0.0, -0.0, 1.0, -1.5, INFINITY, -INFINITY, NAN, 1e-40, 65504.0, 3.0e38};
+            double v = p < 5 ? specials[std::uniform_int_distribution<int>(0, 9)(rng)]
+                             : std::ldexp(double(std::uniform_int_distribution<int>(-64, 64)(rng)), -4);
+            if (p >= 12) v = std::normal_distribution<double>(0, 100)(rng);
+            if (t == dt::f64)
+                store(i, &v);
+            else if (t == dt::f32) {
+                float f = static_cast<float>(v);
+                store(i, &f);
+            } else if (t == dt::f16) {
+                uint16_t h = p == 15 ? static_cast<uint16_t>(rng()) : ref_f32_to_f16(static_cast<float>(v));
+                store(i, &h);
+            } else {
+                uint16_t h = p == 15 ? static_cast<uint16_t>(rng()) : ref_f32_to_bf16(static_cast<float>(v));
+                store(i, &h);
+            }
+        } else {
+            // Integers: extremes, small values, and large 64-bit values near 2^53.
+            const bool is_signed = t == dt::s8 || t == dt::s16 || t == dt::s32 || t == dt::s64;
+            const int bits = static_cast<int>(es * 8);
+            uint64_t max_u = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+            uint64_t v;
+            switch (p) {
+            case 0: v = is_signed ? max_u >> 1 : max_u; break;   // max
+            case 1: v = is_signed ? (max_u >> 1) + 1 : 0; break; // min
+            case 2: v = max_u; break;                            // -1 / max
+            case 3: v = bits == 64 ? (uint64_t{1} << 53) + 1 : max_u >> 2; break;
+            case 4: v = bits == 64 ? (uint64_t{1} << 53) : (uint64_t{1} << (bits - 2)); break;
+            default: v = static_cast<uint64_t>(std::uniform_int_distribution<int>(-8, 8)(rng)); break;
+            }
+            if (p >= 13) v = rng();
+            v &= max_u;
+            store(i, &v);
+        }
+    }
+}
+
+/// Empty when `actual` holds the same elements as `expected` (floats compare
+/// NaN to NaN as equal, everything else bit for bit); else the first mismatch.
+inline std::string first_mismatch(const buffer &expected, const buffer &actual) {
+    const logical_tensor &lt = expected.lt;
+    const dt t = lt.get_data_type();
+    const size_t es = data_type_size(t);
+    std::string first;
+    for_each_index(lt.get_dims(), [&](int64_t, const dims &idx) {
+        if (!first.empty()) return;
+        const int64_t off = offset_of(lt, idx);
+        const unsigned char *x = expected.bytes.data() + off * es, *y = actual.bytes.data() + off * es;
+        if (std::memcmp(x, y, es) == 0) return;
+        if (is_float_type(t) && std::isnan(as_double(t, x, 0)) && std::isnan(as_double(t, y, 0))) return;
+        first = "element at offset " + std::to_string(off) + ": expected bits " + std::to_string(int_bits(t, x, 0)) +
+                ", got " + std::to_string(int_bits(t, y, 0));
+    });
+    return first;
+}
+
+} // namespace fbref
