@@ -1,4 +1,5 @@
 // partition::compile: canonicalize, choose a kernel, cache the result.
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -28,14 +29,17 @@ kernel_choice kernel_from_env() {
 }
 
 // Partitions this small run inline on the native kernel: a primitive call
-// alone costs more than the work.
+// alone costs more than the work. Partitions streaming more than
+// stream_threshold_bytes() also run native: its non-temporal stores beat
+// oneDNN's binary JIT there (see doc/PERFORMANCE.md).
 constexpr int64_t kSmallBytes = 1 << 16;
 
 std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice choice, size_t pid, std::string &why) {
     int64_t bytes = static_cast<int64_t>(data_type_size(e.output.get_data_type()));
     for (const auto &o : e.operands) bytes += static_cast<int64_t>(data_type_size(e.inputs[o.port].get_data_type()));
     bytes *= e.numel();
-    if (choice == kernel_choice::native || (choice == kernel_choice::automatic && bytes < kSmallBytes))
+    const bool native_is_faster = bytes < kSmallBytes || bytes >= stream_threshold_bytes();
+    if (choice == kernel_choice::native || (choice == kernel_choice::automatic && native_is_faster))
         return make_native_kernel(e);
     if (auto k = make_onednn_kernel(e, why)) return k;
     if (choice == kernel_choice::onednn)
@@ -58,35 +62,54 @@ std::vector<std::pair<size_t, size_t>> inplace_pairs(const fused_expr &e) {
     return pairs;
 }
 
-void write_lt(std::ostringstream &os, const logical_tensor &lt) {
-    os << lt.get_id() << ':' << static_cast<int>(lt.get_data_type()) << ':' << static_cast<int>(lt.get_layout_type())
-       << ':' << lt.get_ndims() << shape_str(lt.get_dims()) << shape_str(lt.get_strides()) << ';';
-}
+// The key is built on every compile, so it appends numbers directly rather
+// than going through a stream.
+struct key_builder {
+    std::string s;
+    key_builder &num(int64_t v) {
+        char buf[24];
+        auto r = std::to_chars(buf, buf + sizeof(buf), v);
+        s.append(buf, r.ptr);
+        s.push_back(',');
+        return *this;
+    }
+    key_builder &lt(const logical_tensor &t) {
+        num(static_cast<int64_t>(t.get_id())).num(static_cast<int>(t.get_data_type()));
+        num(static_cast<int>(t.get_layout_type())).num(t.get_ndims());
+        for (int64_t d : t.get_dims()) num(d);
+        s.push_back('/');
+        for (int64_t d : t.get_strides()) num(d);
+        s.push_back(';');
+        return *this;
+    }
+};
 
 std::string cache_key(const partition_impl &part, const std::vector<logical_tensor> &inputs,
                       const std::vector<logical_tensor> &outputs, kernel_choice choice) {
-    std::ostringstream os;
-    os << static_cast<int>(choice) << '|' << max_threads() << '|';
+    key_builder k;
+    k.s.reserve(256);
+    k.num(static_cast<int>(choice)).num(max_threads());
     for (const op &o : part.ops) {
-        os << static_cast<int>(o.get_kind()) << '(';
+        k.num(static_cast<int>(o.get_kind()));
         for (const auto &[a, v] : o.get_attrs()) {
-            os << static_cast<int>(a) << '=';
-            if (auto *s = std::get_if<std::string>(&v))
-                os << *s;
+            k.num(static_cast<int>(a));
+            if (auto *str = std::get_if<std::string>(&v))
+                k.s += *str, k.s.push_back(',');
             else if (auto *i = std::get_if<int64_t>(&v))
-                os << *i;
+                k.num(*i);
             else
-                os << shape_str(std::get<std::vector<int64_t>>(v));
-            os << ',';
+                for (int64_t x : std::get<std::vector<int64_t>>(v)) k.num(x);
         }
-        for (const auto &lt : o.get_inputs()) os << lt.get_id() << ':' << static_cast<int>(lt.get_data_type()) << ',';
-        os << "->" << o.get_outputs()[0].get_id() << ':' << static_cast<int>(o.get_outputs()[0].get_data_type()) << ')';
+        for (const auto &t : o.get_inputs())
+            k.num(static_cast<int64_t>(t.get_id())).num(static_cast<int>(t.get_data_type()));
+        k.num(static_cast<int64_t>(o.get_outputs()[0].get_id()))
+            .num(static_cast<int>(o.get_outputs()[0].get_data_type()));
+        k.s.push_back('|');
     }
-    os << '|';
-    for (const auto &lt : inputs) write_lt(os, lt);
-    os << '|';
-    for (const auto &lt : outputs) write_lt(os, lt);
-    return os.str();
+    for (const auto &t : inputs) k.lt(t);
+    k.s.push_back('|');
+    for (const auto &t : outputs) k.lt(t);
+    return std::move(k.s);
 }
 
 } // namespace

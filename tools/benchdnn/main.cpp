@@ -164,7 +164,7 @@ compiled_case prepare(const graph_case &gc, const settings &s, uint64_t seed) {
                 if (lt.get_layout_type() != logical_tensor::layout_type::strided || lt.get_strides().empty())
                     lt = logical_tensor(lt.get_id(), lt.get_data_type(), lt.get_dims());
                 auto b = std::make_shared<buffer>(lt);
-                fbref::fill(*b, rng);
+                fbref::fill(*b, rng, s.mode.find('C') != std::string::npos);
                 cc.values[t.id] = b;
             }
     const engine eng(engine::kind::cpu);

@@ -13,8 +13,10 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <new>
 #include <random>
 #include <string>
+#include <sys/mman.h>
 #include <vector>
 
 #include <fusebox/fusebox.hpp>
@@ -32,10 +34,32 @@ inline int64_t numel(const dims &d) {
 }
 
 /// Memory for one logical tensor (strings keep their bytes in `text`).
+/// Allocates on 64-byte boundaries, as frameworks allocate tensors; large
+/// buffers on 2 MiB boundaries backed by transparent huge pages where the
+/// kernel allows, so that benchmarks do not measure TLB misses.
+inline void *allocate_tensor_memory(size_t bytes) {
+    const size_t align = bytes >= (size_t{4} << 20) ? (size_t{2} << 20) : 64;
+    void *p = ::operator new(bytes, std::align_val_t(align));
+    if (align > 64) madvise(p, bytes, MADV_HUGEPAGE);
+    return p;
+}
+inline void free_tensor_memory(void *p, size_t bytes) {
+    ::operator delete(p, std::align_val_t(bytes >= (size_t{4} << 20) ? (size_t{2} << 20) : 64));
+}
+
+template <typename T> struct aligned_allocator {
+    using value_type = T;
+    aligned_allocator() = default;
+    template <typename U> aligned_allocator(const aligned_allocator<U> &) {}
+    T *allocate(size_t n) { return static_cast<T *>(allocate_tensor_memory(n * sizeof(T))); }
+    void deallocate(T *p, size_t n) { free_tensor_memory(p, n * sizeof(T)); }
+    bool operator==(const aligned_allocator &) const { return true; }
+    bool operator!=(const aligned_allocator &) const { return false; }
+};
+
 struct buffer {
     logical_tensor lt;
-    std::vector<unsigned char> bytes;
-    std::vector<std::string> text;
+    std::vector<unsigned char, aligned_allocator<unsigned char>> bytes;
     explicit buffer(const logical_tensor &l) : lt(l), bytes(l.get_mem_size() + 64, 0) {}
     void *data() { return bytes.data(); }
     const void *data() const { return bytes.data(); }
@@ -179,11 +203,12 @@ inline void ref_binary(op::kind kind, const buffer &a, const buffer &b, buffer &
 
 /// Fills every addressable element of `buf` with values that exercise its
 /// type: edge values often, from a small pool so that Equal sees matches.
-inline void fill(buffer &buf, std::mt19937_64 &rng) {
+/// With `edge_values` false (performance runs), ordinary small values only.
+inline void fill(buffer &buf, std::mt19937_64 &rng, bool edge_values = true) {
     const dt t = buf.lt.get_data_type();
     const size_t es = data_type_size(t);
     const int64_t n = static_cast<int64_t>(buf.lt.get_mem_size() / (es ? es : 1));
-    std::uniform_int_distribution<int> pick(0, 15);
+    std::uniform_int_distribution<int> pick(edge_values ? 0 : 5, edge_values ? 15 : 11);
     auto store = [&](int64_t i, const void *v) { std::memcpy(buf.bytes.data() + i * es, v, es); };
     if (t == dt::string) {
         static const char *pool[] = {"", "a", "ab", "abc", "a\0b", "a\0c", "zz", "hello"};

@@ -8,16 +8,23 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <new>
+#include <sys/mman.h>
 
 namespace fbtools {
 namespace {
 
+// Allocated like the driver's tensors: 2 MiB aligned, huge pages where allowed.
 struct free_deleter {
-    void operator()(float *p) const { std::free(p); }
+    void operator()(float *p) const { ::operator delete(p, std::align_val_t(size_t{2} << 20)); }
 };
 using array = std::unique_ptr<float[], free_deleter>;
 
-array allocate(size_t n) { return array(static_cast<float *>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64))); }
+array allocate(size_t n) {
+    void *p = ::operator new(n * 4, std::align_val_t(size_t{2} << 20));
+    madvise(p, n * 4, MADV_HUGEPAGE);
+    return array(static_cast<float *>(p));
+}
 
 void add_plain(const float *a, const float *b, float *c, size_t n) {
     for (size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
@@ -31,11 +38,23 @@ __attribute__((target("avx2"))) void add_streaming(const float *a, const float *
     _mm_sfence();
 }
 
+__attribute__((target("avx512f"))) void add_streaming_512(const float *a, const float *b, float *c, size_t n) {
+    size_t i = 0;
+    for (; i < n && (reinterpret_cast<uintptr_t>(c + i) & 63); ++i) c[i] = a[i] + b[i];
+    for (; i + 32 <= n; i += 32) {
+        _mm512_stream_ps(c + i, _mm512_add_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
+        _mm512_stream_ps(c + i + 16, _mm512_add_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16)));
+    }
+    for (; i < n; ++i) c[i] = a[i] + b[i];
+    _mm_sfence();
+}
+
 } // namespace
 
 memory_roof measure_memory_roof(int threads, size_t elems, int reps) {
     array a = allocate(elems), b = allocate(elems), c = allocate(elems);
     tbb::task_arena arena(threads);
+    const bool has_avx512 = __builtin_cpu_supports("avx512f");
     auto pass = [&](bool streaming) {
         arena.execute([&] {
             tbb::parallel_for(
@@ -65,8 +84,8 @@ memory_roof measure_memory_roof(int threads, size_t elems, int reps) {
     const bool has_avx2 = __builtin_cpu_supports("avx2");
     memory_roof roof;
     const double bytes = 3.0 * 4.0 * static_cast<double>(elems);
-    for (int r = 0; r < reps; ++r)
-        for (bool streaming : {false, true}) {
+    for (bool streaming : {false, true})
+        for (int r = 0; r < reps; ++r) {
             if (streaming && !has_avx2) continue;
             auto start = std::chrono::steady_clock::now();
             pass(streaming);

@@ -13,7 +13,8 @@ struct memory_roof {
 };
 
 /// Counts 3 arrays of `elems` floats per pass (two read, one written), best
-/// of `reps` passes, for each store kind.
-memory_roof measure_memory_roof(int threads, size_t elems = size_t{1} << 26, int reps = 5);
+/// of `reps` passes, for each store kind. The default, 3 x 512 MiB, is several
+/// times the largest last-level caches of the machines this runs on.
+memory_roof measure_memory_roof(int threads, size_t elems = size_t{1} << 27, int reps = 8);
 
 } // namespace fbtools

@@ -1,111 +1,281 @@
-#include "kernels/native/binary_ops.hpp"
+// The element loops, written once with Highway and compiled for every x86
+// target (SSE4, AVX2, AVX-512); the best one for the CPU is chosen once at
+// run time. Vector bodies handle whole vectors; the few elements before an
+// aligned streaming store and after the last whole vector run the same
+// operation in scalar code.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/native/binary_ops.cpp"
+#include <hwy/foreach_target.h> // must come before highway.h
+#include <hwy/highway.h>
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/native/binary_ops.hpp"
 #include "kernels/native/half.hpp"
 
+#ifndef FUSEBOX_BINARY_OPS_ONCE
+#define FUSEBOX_BINARY_OPS_ONCE
 namespace fusebox::detail {
 namespace {
 
-// Four specialisations so that each loop body has compile-time strides and
-// vectorizes.
-template <typename T, typename R, typename F>
-void apply(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, F f) {
-    const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
-    R *out = static_cast<R *>(out_);
-    if (sa && sb)
-        for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
-    else if (sb) {
-        const T x = a[0];
-        for (int64_t i = 0; i < n; ++i) out[i] = f(x, b[i]);
-    } else if (sa) {
-        const T y = b[0];
-        for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], y);
-    } else {
-        const R r = f(a[0], b[0]);
-        for (int64_t i = 0; i < n; ++i) out[i] = r;
+// Byte i of entry b is bit i of b: expands 8 mask bits into 8 boolean bytes.
+struct bits_to_bytes {
+    uint64_t table[256];
+    constexpr bits_to_bytes() : table() {
+        for (int b = 0; b < 256; ++b)
+            for (int i = 0; i < 8; ++i)
+                if (b & (1 << i)) table[b] |= uint64_t{1} << (8 * i);
+    }
+};
+constexpr bits_to_bytes kBitsToBytes;
+
+void expand_mask_bits(const uint8_t *bits, size_t lanes, uint8_t *out) {
+    for (size_t j = 0; j < lanes; j += 8) {
+        const uint64_t v = kBitsToBytes.table[bits[j / 8]];
+        std::memcpy(out + j, &v, std::min<size_t>(8, lanes - j));
     }
 }
 
-template <typename T> void add(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n) {
+template <typename T> T wrapping_add(T x, T y) {
     if constexpr (std::is_integral_v<T>) {
         using U = std::make_unsigned_t<T>; // two's-complement wraparound, no UB
-        apply<T, T>(a, sa, b, sb, out, n,
-                    [](T x, T y) { return static_cast<T>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y))); });
+        return static_cast<T>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y)));
     } else {
-        apply<T, T>(a, sa, b, sb, out, n, [](T x, T y) { return x + y; });
+        return x + y;
     }
 }
 
-template <typename T> void equal(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n) {
-    apply<T, uint8_t>(a, sa, b, sb, out, n, [](T x, T y) { return static_cast<uint8_t>(x == y); });
-}
-
-void equal_boolean(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n) {
-    apply<uint8_t, uint8_t>(a, sa, b, sb, out, n,
-                            [](uint8_t x, uint8_t y) { return static_cast<uint8_t>((x != 0) == (y != 0)); });
-}
-
-void equal_string(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n) {
-    apply<string_view_t, uint8_t>(a, sa, b, sb, out, n, [](const string_view_t &x, const string_view_t &y) {
-        return static_cast<uint8_t>(x.size == y.size && (x.size == 0 || std::memcmp(x.data, y.data, x.size) == 0));
-    });
-}
-
-template <typename From, typename To, To (*f)(From)> void convert(const void *in_, void *out_, int64_t n) {
-    const From *in = static_cast<const From *>(in_);
-    To *out = static_cast<To *>(out_);
-    for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+void equal_string(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool) {
+    auto *a = static_cast<const string_view_t *>(a_), *b = static_cast<const string_view_t *>(b_);
+    auto *out = static_cast<uint8_t *>(out_);
+    for (int64_t i = 0; i < n; ++i) {
+        const string_view_t &x = a[sa * i], &y = b[sb * i];
+        out[i] = x.size == y.size && (x.size == 0 || std::memcmp(x.data, y.data, x.size) == 0);
+    }
 }
 
 } // namespace
+} // namespace fusebox::detail
+#endif
 
-data_type compute_type(data_type a, data_type b) {
-    auto low = [](data_type t) { return t == data_type::f16 || t == data_type::bf16; };
-    return low(a) || low(b) ? data_type::f32 : a;
+HWY_BEFORE_NAMESPACE();
+namespace fusebox::detail {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Elements to process one by one before `out` is aligned for streaming stores
+// of `vec_bytes`.
+template <typename T> int64_t head_elements(const T *out, size_t vec_bytes, int64_t n) {
+    const uintptr_t mis = reinterpret_cast<uintptr_t>(out) % vec_bytes;
+    return mis == 0 ? 0 : std::min<int64_t>(n, static_cast<int64_t>((vec_bytes - mis) / sizeof(T)));
 }
 
-binary_fn find_add(data_type t) {
-    switch (t) {
-    case data_type::f32: return add<float>;
-    case data_type::f64: return add<double>;
-    case data_type::s8: return add<int8_t>;
-    case data_type::u8: return add<uint8_t>;
-    case data_type::s16: return add<int16_t>;
-    case data_type::u16: return add<uint16_t>;
-    case data_type::s32: return add<int32_t>;
-    case data_type::u32: return add<uint32_t>;
-    case data_type::s64: return add<int64_t>;
-    case data_type::u64: return add<uint64_t>;
-    default: return nullptr;
+// out[i] = op(a[i * sa], b[i * sb]) for strides 0 or 1. `vec` computes one
+// vector of results from two input vectors, `scalar` one element.
+template <class DIn, class DOut, typename TIn, typename TOut, class VecOp, class ScalarOp>
+HWY_INLINE void binary_loop(DIn din, DOut dout, const TIn *a, int64_t sa, const TIn *b, int64_t sb, TOut *out,
+                            int64_t n, bool stream, VecOp vec, ScalarOp scalar) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(din));
+    auto load = [&](const TIn *p, int64_t s, int64_t i) { return s ? hn::LoadU(din, p + i) : hn::Set(din, p[0]); };
+    int64_t i = 0;
+    if (stream && static_cast<size_t>(reinterpret_cast<uintptr_t>(out)) % sizeof(TOut) == 0) {
+        for (const int64_t head = head_elements(out, lanes * sizeof(TOut), n); i < head; ++i)
+            out[i] = scalar(a[sa * i], b[sb * i]);
+        for (; i + lanes <= n; i += lanes) hn::Stream(vec(load(a, sa, i), load(b, sb, i)), dout, out + i);
+    }
+    for (; i + lanes <= n; i += lanes) hn::StoreU(vec(load(a, sa, i), load(b, sb, i)), dout, out + i);
+    for (; i < n; ++i) out[i] = scalar(a[sa * i], b[sb * i]);
+}
+
+template <typename T>
+void add(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n, bool stream) {
+    const hn::ScalableTag<T> d;
+    binary_loop(
+        d, d, static_cast<const T *>(a), sa, static_cast<const T *>(b), sb, static_cast<T *>(out), n, stream,
+        [](auto x, auto y) { return hn::Add(x, y); }, wrapping_add<T>);
+}
+
+// Equality as boolean bytes. One-byte types compare and store directly; wider
+// types turn each vector's mask into bits and the bits into bytes.
+template <typename T, bool kBoolean = false>
+void equal(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool) {
+    const hn::ScalableTag<T> d;
+    const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
+    uint8_t *out = static_cast<uint8_t *>(out_);
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    auto load = [&](const T *p, int64_t s, int64_t i) { return s ? hn::LoadU(d, p + i) : hn::Set(d, p[0]); };
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+        auto x = load(a, sa, i), y = load(b, sb, i);
+        auto m = hn::Eq(x, y);
+        if constexpr (kBoolean) { // any nonzero byte is true
+            const auto zero = hn::Zero(d);
+            m = hn::Not(hn::Xor(hn::Eq(x, zero), hn::Eq(y, zero)));
+        }
+        if constexpr (sizeof(T) == 1) {
+            const hn::ScalableTag<uint8_t> du8;
+            hn::StoreU(hn::And(hn::BitCast(du8, hn::VecFromMask(d, m)), hn::Set(du8, 1)), du8, out + i);
+        } else {
+            uint8_t bits[HWY_MAX_BYTES / sizeof(T) / 8 + 1] = {};
+            hn::StoreMaskBits(d, m, bits);
+            expand_mask_bits(bits, static_cast<size_t>(lanes), out + i);
+        }
+    }
+    for (; i < n; ++i) {
+        const T x = a[sa * i], y = b[sb * i];
+        out[i] = kBoolean ? (x != 0) == (y != 0) : x == y;
     }
 }
 
-binary_fn find_equal(data_type t) {
-    switch (t) {
-    case data_type::f32: return equal<float>;
-    case data_type::f64: return equal<double>;
-    case data_type::s8: return equal<int8_t>;
-    case data_type::u8: return equal<uint8_t>;
-    case data_type::s16: return equal<int16_t>;
-    case data_type::u16: return equal<uint16_t>;
-    case data_type::s32: return equal<int32_t>;
-    case data_type::u32: return equal<uint32_t>;
-    case data_type::s64: return equal<int64_t>;
-    case data_type::u64: return equal<uint64_t>;
-    case data_type::boolean: return equal_boolean;
-    case data_type::string: return equal_string;
-    default: return nullptr;
+// f16, bf16 and f32 operands are computed in f32: each type knows how to load
+// a vector as f32 and store an f32 vector back, rounding to nearest even.
+struct f32_io {
+    using storage = float;
+    template <class D> static auto load(D df, const float *p) { return hn::LoadU(df, p); }
+    template <class D, class V> static void store(D df, V v, float *p, bool stream) {
+        stream ? hn::Stream(v, df, p) : hn::StoreU(v, df, p);
     }
+    static float to_f32(float x) { return x; }
+    static float from_f32(float x) { return x; }
+};
+
+struct bf16_io {
+    using storage = uint16_t;
+    template <class D> static auto load(D df, const uint16_t *p) {
+        const hn::Rebind<uint32_t, D> du32;
+        const hn::Rebind<uint16_t, D> du16;
+        return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, p))));
+    }
+    // Rounds in integer arithmetic: keeps subnormals, quiets NaN.
+    template <class D, class V> static void store(D df, V v, uint16_t *p, bool stream) {
+        const hn::Rebind<uint32_t, D> du32;
+        const hn::Rebind<int32_t, D> di32;
+        const hn::Rebind<uint16_t, D> du16;
+        const auto bits = hn::BitCast(du32, v);
+        const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1));
+        auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFF), lsb)));
+        const auto quiet = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du32, 0x40));
+        rounded = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), quiet, rounded);
+        const auto h = hn::DemoteTo(du16, hn::BitCast(di32, rounded)); // values fit: exact
+        stream ? hn::Stream(h, du16, p) : hn::StoreU(h, du16, p);
+        (void)df;
+    }
+    static float to_f32(uint16_t x) { return detail::bf16_to_f32(x); }
+    static uint16_t from_f32(float x) { return detail::f32_to_bf16(x); }
+};
+
+struct f16_io {
+    using storage = uint16_t;
+    template <class D> static auto load(D df, const uint16_t *p) {
+        const hn::Rebind<hwy::float16_t, D> df16;
+        return hn::PromoteTo(df, hn::LoadU(df16, reinterpret_cast<const hwy::float16_t *>(p)));
+    }
+    template <class D, class V> static void store(D df, V v, uint16_t *p, bool stream) {
+        const hn::Rebind<hwy::float16_t, D> df16;
+        auto *q = reinterpret_cast<hwy::float16_t *>(p);
+        stream ? hn::Stream(hn::DemoteTo(df16, v), df16, q) : hn::StoreU(hn::DemoteTo(df16, v), df16, q);
+    }
+    static float to_f32(uint16_t x) { return detail::f16_to_f32(x); }
+    static uint16_t from_f32(float x) { return detail::f32_to_f16(x); }
+};
+
+// Vector f32 -> f16 rounds to nearest even only with F16C (AVX2 and later);
+// older targets run those loops in scalar code.
+constexpr bool kVectorF16 = HWY_TARGET <= HWY_AVX2;
+
+// out = a + b with a, b, out each f16, bf16 or f32; computed in f32, rounded once.
+template <class A, class B, class O>
+void add_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
+    auto *a = static_cast<const typename A::storage *>(a_);
+    auto *b = static_cast<const typename B::storage *>(b_);
+    auto *out = static_cast<typename O::storage *>(out_);
+    auto scalar = [&](int64_t i) { out[i] = O::from_f32(A::to_f32(a[sa * i]) + B::to_f32(b[sb * i])); };
+    int64_t i = 0;
+    if constexpr (kVectorF16 || !std::is_same_v<O, f16_io>) {
+        const hn::ScalableTag<float> df;
+        const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+        const auto a0 = hn::Set(df, A::to_f32(a[0])), b0 = hn::Set(df, B::to_f32(b[0]));
+        auto vec = [&](int64_t k) { return hn::Add(sa ? A::load(df, a + k) : a0, sb ? B::load(df, b + k) : b0); };
+        if (stream) {
+            for (const int64_t head = head_elements(out, lanes * sizeof(*out), n); i < head; ++i) scalar(i);
+            for (; i + lanes <= n; i += lanes) O::store(df, vec(i), out + i, true);
+        }
+        for (; i + lanes <= n; i += lanes) O::store(df, vec(i), out + i, false);
+    }
+    for (; i < n; ++i) scalar(i);
 }
 
-convert_fn find_convert(data_type from, data_type to) {
-    if (to == data_type::f32 && from == data_type::f16) return convert<uint16_t, float, f16_to_f32>;
-    if (to == data_type::f32 && from == data_type::bf16) return convert<uint16_t, float, bf16_to_f32>;
-    if (from == data_type::f32 && to == data_type::f16) return convert<float, uint16_t, f32_to_f16>;
-    if (from == data_type::f32 && to == data_type::bf16) return convert<float, uint16_t, f32_to_bf16>;
-    return nullptr;
+// Equality of f16/bf16 operands, compared exactly as f32.
+template <class T> void equal_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool) {
+    auto *a = static_cast<const typename T::storage *>(a_), *b = static_cast<const typename T::storage *>(b_);
+    auto *out = static_cast<uint8_t *>(out_);
+    const hn::ScalableTag<float> df;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const auto a0 = hn::Set(df, T::to_f32(a[0])), b0 = hn::Set(df, T::to_f32(b[0]));
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+        uint8_t bits[HWY_MAX_BYTES / 4 / 8 + 1] = {};
+        hn::StoreMaskBits(df, hn::Eq(sa ? T::load(df, a + i) : a0, sb ? T::load(df, b + i) : b0), bits);
+        expand_mask_bits(bits, static_cast<size_t>(lanes), out + i);
+    }
+    for (; i < n; ++i) out[i] = T::to_f32(a[sa * i]) == T::to_f32(b[sb * i]);
+}
+
+const element_ops *get_element_ops() {
+    static const element_ops ops = [] {
+        element_ops o{};
+        o.isa = hwy::TargetName(HWY_TARGET);
+        using dt = data_type;
+        o.add[int(dt::f32)][int(dt::f32)] = add<float>;
+        o.add[int(dt::f16)][int(dt::f16)] = add_f32<f16_io, f16_io, f16_io>;
+        o.add[int(dt::bf16)][int(dt::bf16)] = add_f32<bf16_io, bf16_io, bf16_io>;
+        o.add[int(dt::f32)][int(dt::bf16)] = add_f32<f32_io, bf16_io, f32_io>;
+        o.add[int(dt::bf16)][int(dt::f32)] = add_f32<bf16_io, f32_io, f32_io>;
+        o.add[int(dt::f32)][int(dt::f16)] = add_f32<f32_io, f16_io, f32_io>;
+        o.add[int(dt::f16)][int(dt::f32)] = add_f32<f16_io, f32_io, f32_io>;
+        o.add[int(dt::f64)][int(dt::f64)] = add<double>;
+        o.add[int(dt::s8)][int(dt::s8)] = add<int8_t>;
+        o.add[int(dt::u8)][int(dt::u8)] = add<uint8_t>;
+        o.add[int(dt::s16)][int(dt::s16)] = add<int16_t>;
+        o.add[int(dt::u16)][int(dt::u16)] = add<uint16_t>;
+        o.add[int(dt::s32)][int(dt::s32)] = add<int32_t>;
+        o.add[int(dt::u32)][int(dt::u32)] = add<uint32_t>;
+        o.add[int(dt::s64)][int(dt::s64)] = add<int64_t>;
+        o.add[int(dt::u64)][int(dt::u64)] = add<uint64_t>;
+        o.equal[int(data_type::f32)] = equal<float>;
+        o.equal[int(data_type::f64)] = equal<double>;
+        o.equal[int(data_type::s8)] = equal<int8_t>;
+        o.equal[int(data_type::u8)] = equal<uint8_t>;
+        o.equal[int(data_type::s16)] = equal<int16_t>;
+        o.equal[int(data_type::u16)] = equal<uint16_t>;
+        o.equal[int(data_type::s32)] = equal<int32_t>;
+        o.equal[int(data_type::u32)] = equal<uint32_t>;
+        o.equal[int(data_type::s64)] = equal<int64_t>;
+        o.equal[int(data_type::u64)] = equal<uint64_t>;
+        o.equal[int(data_type::boolean)] = equal<uint8_t, true>;
+        o.equal[int(data_type::string)] = equal_string;
+        o.equal[int(dt::f16)] = equal_f32<f16_io>;
+        o.equal[int(dt::bf16)] = equal_f32<bf16_io>;
+        return o;
+    }();
+    return &ops;
+}
+
+} // namespace HWY_NAMESPACE
+} // namespace fusebox::detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace fusebox::detail {
+
+HWY_EXPORT(get_element_ops);
+
+const element_ops &element_ops_for_cpu() {
+    static const element_ops *ops = HWY_DYNAMIC_DISPATCH(get_element_ops)();
+    return *ops;
 }
 
 } // namespace fusebox::detail
+#endif

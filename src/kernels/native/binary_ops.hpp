@@ -1,5 +1,7 @@
-// Element loops the native expression kernel is built from. A stride of 0
+// Element loops the native expression kernel is built from, compiled with
+// Highway for each x86 target and picked for the running CPU. A stride of 0
 // repeats one element (a broadcast operand); 1 walks contiguous memory.
+// `stream` asks for non-temporal stores (outputs far larger than the cache).
 #pragma once
 
 #include <cstdint>
@@ -8,17 +10,16 @@
 
 namespace fusebox::detail {
 
-using binary_fn = void (*)(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n);
-using convert_fn = void (*)(const void *in, void *out, int64_t n);
+using binary_fn = void (*)(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n, bool stream);
 
-/// The type a node computes in: f32 for f16/bf16 (and the mixed rows),
-/// otherwise the input type itself.
-data_type compute_type(data_type a, data_type b);
-/// out[i] = a[i] + b[i] in `t` (integers wrap), or nullptr.
-binary_fn find_add(data_type t);
-/// out[i] = (a[i] == b[i]) as boolean bytes, or nullptr.
-binary_fn find_equal(data_type t);
-/// Element conversion between f16/bf16 and f32 (rounding to nearest even), or nullptr.
-convert_fn find_convert(data_type from, data_type to);
+/// The loops of one instruction set, indexed by data_type.
+struct element_ops {
+    const char *isa;       // e.g. "AVX3", "AVX2"
+    binary_fn add[16][16]; // [a][b]: out = a + b; integers wrap, f16/bf16 computed in f32 and rounded once
+    binary_fn equal[16];   // out = (a == b) as boolean bytes
+};
+
+/// The best loops for this CPU (chosen once).
+const element_ops &element_ops_for_cpu();
 
 } // namespace fusebox::detail

@@ -11,4 +11,8 @@ namespace fusebox::detail {
 
 std::unique_ptr<kernel> make_native_kernel(const fused_expr &e);
 
+/// Jobs streaming at least this many bytes write their output with
+/// non-temporal stores (half the last-level cache, at least 8 MiB).
+int64_t stream_threshold_bytes();
+
 } // namespace fusebox::detail
