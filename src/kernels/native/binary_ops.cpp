@@ -67,65 +67,91 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Elements to process one by one before `out` is aligned for streaming stores
 // of `vec_bytes`.
-template <typename T> int64_t head_elements(const T *out, size_t vec_bytes, int64_t n) {
+template <typename T>
+int64_t head_elements(const T *out, size_t vec_bytes, int64_t n) {
     const uintptr_t mis = reinterpret_cast<uintptr_t>(out) % vec_bytes;
     return mis == 0 ? 0 : std::min<int64_t>(n, static_cast<int64_t>((vec_bytes - mis) / sizeof(T)));
 }
 
-// out[i] = op(a[i * sa], b[i * sb]) for strides 0 or 1. `vec` computes one
-// vector of results from two input vectors, `scalar` one element.
-template <class DIn, class DOut, typename TIn, typename TOut, class VecOp, class ScalarOp>
-HWY_INLINE void binary_loop(DIn din, DOut dout, const TIn *a, int64_t sa, const TIn *b, int64_t sb, TOut *out,
-                            int64_t n, bool stream, VecOp vec, ScalarOp scalar) {
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(din));
-    auto load = [&](const TIn *p, int64_t s, int64_t i) { return s ? hn::LoadU(din, p + i) : hn::Set(din, p[0]); };
+// The one loop every operation runs: out[i, i + lanes) = vec(i) for whole
+// vectors, out[i] = scalar(i) for the rest, with aligned non-temporal stores
+// when `stream` is set.
+template <class DOut, typename TOut, class VecAt, class ScalarAt>
+HWY_INLINE void store_loop(DOut dout, int64_t lanes, TOut *out, int64_t n, bool stream, VecAt vec, ScalarAt scalar) {
     int64_t i = 0;
-    if (stream && static_cast<size_t>(reinterpret_cast<uintptr_t>(out)) % sizeof(TOut) == 0) {
-        for (const int64_t head = head_elements(out, lanes * sizeof(TOut), n); i < head; ++i)
-            out[i] = scalar(a[sa * i], b[sb * i]);
-        for (; i + lanes <= n; i += lanes) hn::Stream(vec(load(a, sa, i), load(b, sb, i)), dout, out + i);
+    if (stream) {
+        for (const int64_t head = head_elements(out, lanes * sizeof(TOut), n); i < head; ++i) out[i] = scalar(i);
+        for (; i + lanes <= n; i += lanes) hn::Stream(vec(i), dout, out + i);
     }
-    for (; i + lanes <= n; i += lanes) hn::StoreU(vec(load(a, sa, i), load(b, sb, i)), dout, out + i);
-    for (; i < n; ++i) out[i] = scalar(a[sa * i], b[sb * i]);
+    for (; i + lanes <= n; i += lanes) hn::StoreU(vec(i), dout, out + i);
+    for (; i < n; ++i) out[i] = scalar(i);
+}
+
+// A vector of lanes [i, i + Lanes(d)) of an operand with stride 0 or 1.
+template <class D, typename T>
+HWY_INLINE auto load_operand(D d, const T *p, int64_t stride, int64_t i) {
+    return stride ? hn::LoadU(d, p + i) : hn::Set(d, p[0]);
+}
+
+// Boolean bytes (0/1) from a comparison mask over lanes of D.
+template <class D, class M>
+HWY_INLINE auto mask_to_bytes(D d, M m) {
+    using T = hn::TFromD<D>;
+    const hn::Rebind<uint8_t, D> du8;
+    const auto ones = hn::VecFromMask(d, m);
+    if constexpr (sizeof(T) == 1) {
+        return hn::And(hn::BitCast(du8, ones), hn::Set(du8, 1));
+    } else {
+        using I = hwy::MakeSigned<hwy::MakeUnsigned<T>>;
+        const hn::Rebind<I, D> di;
+        const hn::Rebind<int8_t, D> di8;
+        return hn::And(hn::BitCast(du8, hn::DemoteTo(di8, hn::BitCast(di, ones))), hn::Set(du8, 1));
+    }
 }
 
 template <typename T>
-void add(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n, bool stream) {
+void add(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
+    const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
     const hn::ScalableTag<T> d;
-    binary_loop(
-        d, d, static_cast<const T *>(a), sa, static_cast<const T *>(b), sb, static_cast<T *>(out), n, stream,
-        [](auto x, auto y) { return hn::Add(x, y); }, wrapping_add<T>);
+    store_loop(
+        d, hn::Lanes(d), static_cast<T *>(out_), n, stream,
+        [&](int64_t i) { return hn::Add(load_operand(d, a, sa, i), load_operand(d, b, sb, i)); },
+        [&](int64_t i) { return wrapping_add(a[sa * i], b[sb * i]); });
 }
 
-// Equality as boolean bytes. One-byte types compare and store directly; wider
-// types turn each vector's mask into bits and the bits into bytes.
+// Equality as boolean bytes; for boolean inputs any nonzero byte is true.
+// 64-bit lanes have no narrowing to bytes here, so their masks go through bits.
 template <typename T, bool kBoolean = false>
-void equal(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool) {
-    const hn::ScalableTag<T> d;
+void equal(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
     const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
     uint8_t *out = static_cast<uint8_t *>(out_);
+    const hn::ScalableTag<T> d;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    auto load = [&](const T *p, int64_t s, int64_t i) { return s ? hn::LoadU(d, p + i) : hn::Set(d, p[0]); };
-    int64_t i = 0;
-    for (; i + lanes <= n; i += lanes) {
-        auto x = load(a, sa, i), y = load(b, sb, i);
-        auto m = hn::Eq(x, y);
-        if constexpr (kBoolean) { // any nonzero byte is true
+    auto mask = [&](int64_t i) {
+        const auto x = load_operand(d, a, sa, i), y = load_operand(d, b, sb, i);
+        if constexpr (kBoolean) {
             const auto zero = hn::Zero(d);
-            m = hn::Not(hn::Xor(hn::Eq(x, zero), hn::Eq(y, zero)));
-        }
-        if constexpr (sizeof(T) == 1) {
-            const hn::ScalableTag<uint8_t> du8;
-            hn::StoreU(hn::And(hn::BitCast(du8, hn::VecFromMask(d, m)), hn::Set(du8, 1)), du8, out + i);
+            return hn::Not(hn::Xor(hn::Eq(x, zero), hn::Eq(y, zero)));
         } else {
-            uint8_t bits[HWY_MAX_BYTES / sizeof(T) / 8 + 1] = {};
-            hn::StoreMaskBits(d, m, bits);
+            return hn::Eq(x, y);
+        }
+    };
+    auto scalar = [&](int64_t i) -> uint8_t {
+        const T x = a[sa * i], y = b[sb * i];
+        return kBoolean ? (x != 0) == (y != 0) : x == y;
+    };
+    if constexpr (sizeof(T) == 8) {
+        int64_t i = 0;
+        for (; i + lanes <= n; i += lanes) {
+            uint8_t bits[HWY_MAX_BYTES / 8 / 8 + 1] = {};
+            hn::StoreMaskBits(d, mask(i), bits);
             expand_mask_bits(bits, static_cast<size_t>(lanes), out + i);
         }
-    }
-    for (; i < n; ++i) {
-        const T x = a[sa * i], y = b[sb * i];
-        out[i] = kBoolean ? (x != 0) == (y != 0) : x == y;
+        for (; i < n; ++i) out[i] = scalar(i);
+        (void)stream;
+    } else {
+        const hn::Rebind<uint8_t, decltype(d)> du8;
+        store_loop(du8, lanes, out, n, stream, [&](int64_t i) { return mask_to_bytes(d, mask(i)); }, scalar);
     }
 }
 
@@ -133,23 +159,33 @@ void equal(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, i
 // a vector as f32 and store an f32 vector back, rounding to nearest even.
 struct f32_io {
     using storage = float;
-    template <class D> static auto load(D df, const float *p) { return hn::LoadU(df, p); }
-    template <class D, class V> static void store(D df, V v, float *p, bool stream) {
-        stream ? hn::Stream(v, df, p) : hn::StoreU(v, df, p);
+    template <class D>
+    static auto load(D df, const float *p) {
+        return hn::LoadU(df, p);
     }
+    template <class D>
+    static auto narrow(D df, hn::Vec<D> v) {
+        (void)df;
+        return v;
+    }
+    template <class D>
+    using narrow_tag = D;
     static float to_f32(float x) { return x; }
     static float from_f32(float x) { return x; }
 };
 
 struct bf16_io {
     using storage = uint16_t;
-    template <class D> static auto load(D df, const uint16_t *p) {
+    template <class D>
+    static auto load(D df, const uint16_t *p) {
         const hn::Rebind<uint32_t, D> du32;
         const hn::Rebind<uint16_t, D> du16;
         return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, p))));
     }
     // Rounds in integer arithmetic: keeps subnormals, quiets NaN.
-    template <class D, class V> static void store(D df, V v, uint16_t *p, bool stream) {
+    template <class D>
+    static auto narrow(D df, hn::Vec<D> v) {
+        (void)df;
         const hn::Rebind<uint32_t, D> du32;
         const hn::Rebind<int32_t, D> di32;
         const hn::Rebind<uint16_t, D> du16;
@@ -158,25 +194,30 @@ struct bf16_io {
         auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFF), lsb)));
         const auto quiet = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du32, 0x40));
         rounded = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), quiet, rounded);
-        const auto h = hn::DemoteTo(du16, hn::BitCast(di32, rounded)); // values fit: exact
-        stream ? hn::Stream(h, du16, p) : hn::StoreU(h, du16, p);
-        (void)df;
+        return hn::DemoteTo(du16, hn::BitCast(di32, rounded)); // values fit: exact
     }
+    template <class D>
+    using narrow_tag = hn::Rebind<uint16_t, D>;
     static float to_f32(uint16_t x) { return detail::bf16_to_f32(x); }
     static uint16_t from_f32(float x) { return detail::f32_to_bf16(x); }
 };
 
 struct f16_io {
     using storage = uint16_t;
-    template <class D> static auto load(D df, const uint16_t *p) {
+    template <class D>
+    static auto load(D df, const uint16_t *p) {
         const hn::Rebind<hwy::float16_t, D> df16;
         return hn::PromoteTo(df, hn::LoadU(df16, reinterpret_cast<const hwy::float16_t *>(p)));
     }
-    template <class D, class V> static void store(D df, V v, uint16_t *p, bool stream) {
+    template <class D>
+    static auto narrow(D df, hn::Vec<D> v) {
+        (void)df;
         const hn::Rebind<hwy::float16_t, D> df16;
-        auto *q = reinterpret_cast<hwy::float16_t *>(p);
-        stream ? hn::Stream(hn::DemoteTo(df16, v), df16, q) : hn::StoreU(hn::DemoteTo(df16, v), df16, q);
+        const hn::Rebind<uint16_t, D> du16;
+        return hn::BitCast(du16, hn::DemoteTo(df16, v));
     }
+    template <class D>
+    using narrow_tag = hn::Rebind<uint16_t, D>;
     static float to_f32(uint16_t x) { return detail::f16_to_f32(x); }
     static uint16_t from_f32(float x) { return detail::f32_to_f16(x); }
 };
@@ -191,36 +232,34 @@ void add_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_,
     auto *a = static_cast<const typename A::storage *>(a_);
     auto *b = static_cast<const typename B::storage *>(b_);
     auto *out = static_cast<typename O::storage *>(out_);
-    auto scalar = [&](int64_t i) { out[i] = O::from_f32(A::to_f32(a[sa * i]) + B::to_f32(b[sb * i])); };
-    int64_t i = 0;
-    if constexpr (kVectorF16 || !std::is_same_v<O, f16_io>) {
+    auto scalar = [&](int64_t i) { return O::from_f32(A::to_f32(a[sa * i]) + B::to_f32(b[sb * i])); };
+    if constexpr (!kVectorF16 && std::is_same_v<O, f16_io>) {
+        for (int64_t i = 0; i < n; ++i) out[i] = scalar(i);
+        (void)stream;
+    } else {
         const hn::ScalableTag<float> df;
-        const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+        const typename O::template narrow_tag<decltype(df)> dout;
         const auto a0 = hn::Set(df, A::to_f32(a[0])), b0 = hn::Set(df, B::to_f32(b[0]));
-        auto vec = [&](int64_t k) { return hn::Add(sa ? A::load(df, a + k) : a0, sb ? B::load(df, b + k) : b0); };
-        if (stream) {
-            for (const int64_t head = head_elements(out, lanes * sizeof(*out), n); i < head; ++i) scalar(i);
-            for (; i + lanes <= n; i += lanes) O::store(df, vec(i), out + i, true);
-        }
-        for (; i + lanes <= n; i += lanes) O::store(df, vec(i), out + i, false);
+        store_loop(
+            dout, hn::Lanes(df), out, n, stream,
+            [&](int64_t i) {
+                return O::narrow(df, hn::Add(sa ? A::load(df, a + i) : a0, sb ? B::load(df, b + i) : b0));
+            },
+            scalar);
     }
-    for (; i < n; ++i) scalar(i);
 }
 
 // Equality of f16/bf16 operands, compared exactly as f32.
-template <class T> void equal_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool) {
+template <class T>
+void equal_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
     auto *a = static_cast<const typename T::storage *>(a_), *b = static_cast<const typename T::storage *>(b_);
-    auto *out = static_cast<uint8_t *>(out_);
     const hn::ScalableTag<float> df;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const hn::Rebind<uint8_t, decltype(df)> du8;
     const auto a0 = hn::Set(df, T::to_f32(a[0])), b0 = hn::Set(df, T::to_f32(b[0]));
-    int64_t i = 0;
-    for (; i + lanes <= n; i += lanes) {
-        uint8_t bits[HWY_MAX_BYTES / 4 / 8 + 1] = {};
-        hn::StoreMaskBits(df, hn::Eq(sa ? T::load(df, a + i) : a0, sb ? T::load(df, b + i) : b0), bits);
-        expand_mask_bits(bits, static_cast<size_t>(lanes), out + i);
-    }
-    for (; i < n; ++i) out[i] = T::to_f32(a[sa * i]) == T::to_f32(b[sb * i]);
+    store_loop(
+        du8, hn::Lanes(df), static_cast<uint8_t *>(out_), n, stream,
+        [&](int64_t i) { return mask_to_bytes(df, hn::Eq(sa ? T::load(df, a + i) : a0, sb ? T::load(df, b + i) : b0)); },
+        [&](int64_t i) -> uint8_t { return T::to_f32(a[sa * i]) == T::to_f32(b[sb * i]); });
 }
 
 const element_ops *get_element_ops() {
