@@ -29,7 +29,8 @@ inline ::testing::AssertionResult same_elements(const buffer &expected, const bu
 
 /// Builds a one-op graph (inputs ids 0 and 1, output id 2), compiles it for
 /// a and b, and executes it into a fresh output buffer.
-inline buffer run_single(const op &o, const buffer &a, const buffer &b, std::string *impl = nullptr) {
+inline buffer run_single(const op &o, const buffer &a, const buffer &b, std::string *impl = nullptr,
+                         std::vector<std::pair<size_t, size_t>> *inplace = nullptr) {
     const engine eng(engine::kind::cpu);
     graph g(engine::kind::cpu);
     g.add_op(o);
@@ -43,6 +44,7 @@ inline buffer run_single(const op &o, const buffer &a, const buffer &b, std::str
     cp.execute(s, {tensor(a.lt, eng, const_cast<void *>(a.data())), tensor(b.lt, eng, const_cast<void *>(b.data()))},
                {tensor(out.lt, eng, out.data())});
     if (impl) *impl = cp.get_impl_info();
+    if (inplace) *inplace = cp.query_inplace_ports();
     return out;
 }
 
