@@ -87,25 +87,9 @@ struct key_builder {
 std::string cache_key(const partition_impl &part, const std::vector<logical_tensor> &inputs,
                       const std::vector<logical_tensor> &outputs, kernel_choice choice) {
     key_builder k;
-    k.s.reserve(256);
+    k.s.reserve(part.signature.size() + 128);
+    k.s = part.signature;
     k.num(static_cast<int>(choice)).num(max_threads());
-    for (const op &o : part.ops) {
-        k.num(static_cast<int>(o.get_kind()));
-        for (const auto &[a, v] : o.get_attrs()) {
-            k.num(static_cast<int>(a));
-            if (auto *str = std::get_if<std::string>(&v))
-                k.s += *str, k.s.push_back(',');
-            else if (auto *i = std::get_if<int64_t>(&v))
-                k.num(*i);
-            else
-                for (int64_t x : std::get<std::vector<int64_t>>(v)) k.num(x);
-        }
-        for (const auto &t : o.get_inputs())
-            k.num(static_cast<int64_t>(t.get_id())).num(static_cast<int>(t.get_data_type()));
-        k.num(static_cast<int64_t>(o.get_outputs()[0].get_id()))
-            .num(static_cast<int>(o.get_outputs()[0].get_data_type()));
-        k.s.push_back('|');
-    }
     for (const auto &t : inputs) k.lt(t);
     k.s.push_back('|');
     for (const auto &t : outputs) k.lt(t);
@@ -145,10 +129,10 @@ compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
     const auto start = std::chrono::steady_clock::now();
     const kernel_choice choice = kernel_from_env();
     bool built = false;
-    auto shared = cached_compile(cache_key(*impl_, inputs, outputs, choice), [&] {
+    auto core = cached_compile(cache_key(*impl_, inputs, outputs, choice), [&] {
         built = true;
         fused_expr expr = build_fused_expr(*impl_, inputs, outputs);
-        auto c = std::make_shared<compiled_impl>();
+        auto c = std::make_shared<compiled_core>();
         c->inputs = expr.inputs;
         c->output = expr.output;
         c->inplace = inplace_pairs(expr);
@@ -156,20 +140,18 @@ compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
         for (const op &o : impl_->ops)
             c->ops += (c->ops.empty() ? "" : ",") + std::string(op_kind_name(o.get_kind())) + "#" +
                       std::to_string(o.get_id());
-        return std::shared_ptr<const compiled_impl>(std::move(c));
+        return std::shared_ptr<const compiled_core>(std::move(c));
     });
-    auto c = std::make_shared<compiled_impl>(*shared);
-    c->partition_id = impl_->id;
     if (verbose_enabled()) {
         std::ostringstream os;
-        os << "compile,partition=" << c->partition_id << ",ops=" << c->ops << ",impl=" << c->k->info()
-           << (c->fallback_reason.empty() ? "" : " (onednn: " + c->fallback_reason + ")") << (built ? "" : ",cache_hit")
-           << ",out=" << data_type_name(c->output.get_data_type()) << shape_str(c->output.get_dims())
-           << ",time_ms=" << ms_since(start);
+        os << "compile,partition=" << impl_->id << ",ops=" << core->ops << ",impl=" << core->k->info()
+           << (core->fallback_reason.empty() ? "" : " (onednn: " + core->fallback_reason + ")")
+           << (built ? "" : ",cache_hit") << ",out=" << data_type_name(core->output.get_data_type())
+           << shape_str(core->output.get_dims()) << ",time_ms=" << ms_since(start);
         verbose_print(os.str());
     }
     compiled_partition cp;
-    cp.impl_ = std::move(c);
+    cp.impl_ = std::make_shared<const compiled_impl>(compiled_impl{impl_->id, std::move(core)});
     return cp;
 }
 

@@ -11,7 +11,7 @@ constexpr size_t kCapacity = 1024;
 
 struct lru_cache {
     std::mutex mutex;
-    std::list<std::pair<std::string, std::shared_ptr<const compiled_impl>>> entries; // most recent first
+    std::list<std::pair<std::string, std::shared_ptr<const compiled_core>>> entries; // most recent first
     std::unordered_map<std::string, decltype(entries)::iterator> index;
 };
 
@@ -22,8 +22,8 @@ lru_cache &cache() {
 
 } // namespace
 
-std::shared_ptr<const compiled_impl> cached_compile(const std::string &key,
-                                                    const std::function<std::shared_ptr<const compiled_impl>()> &make) {
+std::shared_ptr<const compiled_core> cached_compile(const std::string &key,
+                                                    const std::function<std::shared_ptr<const compiled_core>()> &make) {
     lru_cache &c = cache();
     {
         std::lock_guard<std::mutex> lock(c.mutex);

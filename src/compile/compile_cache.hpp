@@ -12,7 +12,7 @@ namespace fusebox::detail {
 
 /// Returns the cached entry for `key`, or builds it with `make` and caches it
 /// (least recently used entries are evicted beyond a fixed capacity).
-std::shared_ptr<const compiled_impl> cached_compile(const std::string &key,
-                                                    const std::function<std::shared_ptr<const compiled_impl>()> &make);
+std::shared_ptr<const compiled_core> cached_compile(const std::string &key,
+                                                    const std::function<std::shared_ptr<const compiled_core>()> &make);
 
 } // namespace fusebox::detail

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <string>
 
 #include "fusebox/fusebox.hpp"
 
@@ -20,6 +21,9 @@ struct partition_impl {
     std::vector<logical_tensor> inputs;
     std::vector<logical_tensor> outputs;
     bool supported = true;
+    // Ops, attributes and tensor ids/types in one string: equal signatures
+    // compile alike (the compile cache keys on it).
+    std::string signature;
 };
 
 } // namespace fusebox::detail

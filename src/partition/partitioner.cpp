@@ -13,6 +13,27 @@ namespace {
 
 bool fusible(op::kind k) { return k == op::kind::Add || k == op::kind::Equal; }
 
+std::string signature(const std::vector<op> &ops) {
+    std::string s;
+    auto num = [&](int64_t v) { s += std::to_string(v), s.push_back(','); };
+    for (const op &o : ops) {
+        num(static_cast<int>(o.get_kind()));
+        for (const auto &[a, v] : o.get_attrs()) {
+            num(static_cast<int>(a));
+            if (auto *str = std::get_if<std::string>(&v))
+                s += *str, s.push_back(',');
+            else if (auto *i = std::get_if<int64_t>(&v))
+                num(*i);
+            else
+                for (int64_t x : std::get<std::vector<int64_t>>(v)) num(x);
+        }
+        for (const auto *list : {&o.get_inputs(), &o.get_outputs()})
+            for (const auto &t : *list) num(static_cast<int64_t>(t.get_id())), num(static_cast<int>(t.get_data_type()));
+        s.push_back('|');
+    }
+    return s;
+}
+
 } // namespace
 
 std::vector<partition_impl> find_partitions(const std::vector<op> &ops, partition::policy p) {
@@ -62,6 +83,7 @@ std::vector<partition_impl> find_partitions(const std::vector<op> &ops, partitio
                 if (!produced_inside.count(lt.get_id()) && !seen) part.inputs.push_back(lt);
             }
         part.outputs = ops[root].get_outputs();
+        part.signature = signature(part.ops);
         result.push_back(std::move(part));
     }
     return result;

@@ -40,27 +40,28 @@ bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
 
 logical_tensor compiled_partition::query_logical_tensor(size_t id) const {
     if (impl_) {
-        for (const auto &lt : impl_->inputs)
+        for (const auto &lt : impl_->core->inputs)
             if (lt.get_id() == id) return lt;
-        if (impl_->output.get_id() == id) return impl_->output;
+        if (impl_->core->output.get_id() == id) return impl_->core->output;
     }
     fail(status::invalid_arguments, "query_logical_tensor: tensor id ", id,
          " is not a port of this compiled partition");
 }
 
 std::vector<std::pair<size_t, size_t>> compiled_partition::query_inplace_ports() const {
-    return impl_ ? impl_->inplace : std::vector<std::pair<size_t, size_t>>{};
+    return impl_ ? impl_->core->inplace : std::vector<std::pair<size_t, size_t>>{};
 }
 
-std::string compiled_partition::get_impl_info() const { return impl_ ? impl_->k->info() : std::string("none"); }
+std::string compiled_partition::get_impl_info() const { return impl_ ? impl_->core->k->info() : std::string("none"); }
 
 void compiled_partition::execute(stream &, const std::vector<tensor> &inputs,
                                  const std::vector<tensor> &outputs) const {
     if (!impl_) fail(status::invalid_arguments, "execute: compiled partition is empty");
-    const detail::compiled_impl &c = *impl_;
+    const detail::compiled_core &c = *impl_->core;
+    const size_t partition_id = impl_->partition_id;
     const auto start = std::chrono::steady_clock::now();
     if (inputs.size() != c.inputs.size() || outputs.size() != 1)
-        fail(status::invalid_arguments, "execute: partition ", c.partition_id, " takes ", c.inputs.size(),
+        fail(status::invalid_arguments, "execute: partition ", partition_id, " takes ", c.inputs.size(),
              " inputs and 1 output, got ", inputs.size(), " and ", outputs.size());
     void *out = const_cast<void *>(checked_handle(find_tensor(outputs, c.output, "output"), c.output, "output"));
     const size_t out_size = c.output.get_mem_size();
@@ -85,7 +86,7 @@ void compiled_partition::execute(stream &, const std::vector<tensor> &inputs,
 
     if (detail::verbose_enabled()) {
         std::ostringstream os;
-        os << "execute,partition=" << c.partition_id << ",ops=" << c.ops << ",impl=" << c.k->info()
+        os << "execute,partition=" << partition_id << ",ops=" << c.ops << ",impl=" << c.k->info()
            << ",out=" << data_type_name(c.output.get_data_type()) << detail::shape_str(c.output.get_dims())
            << (staged.empty() ? "" : ",staged_aliased_inputs=" + std::to_string(staged.size()))
            << ",time_ms=" << detail::ms_since(start);
