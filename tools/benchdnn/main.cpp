@@ -282,6 +282,7 @@ private:
     int tests_ = 0;
     std::map<int, fbtools::memory_roof> roofs_;
     bool csv_header_done_ = false;
+    std::vector<std::string> table_; // one markdown row per performance case
 };
 
 const fbtools::memory_roof &driver::roof(int threads) {
@@ -465,6 +466,12 @@ int driver::parse(const std::vector<std::string> &args, const std::string &base_
 }
 
 int driver::finish() {
+    if (!table_.empty()) {
+        std::printf("\n| case | implementation | min ms | GB/s | fraction of roof | compile ms | cache hit us |\n"
+                    "|---|---|---|---|---|---|---|\n");
+        for (const auto &row : table_) std::printf("%s\n", row.c_str());
+        std::printf("\n");
+    }
     std::printf("tests:%d passed:%d skipped:%d mistrusted:%d unimplemented:%d invalid_arguments:%d failed:%d\n", tests_,
                 counts_[outcome::passed], counts_[outcome::skipped], counts_[outcome::mistrusted],
                 counts_[outcome::unimplemented], counts_[outcome::invalid_arguments], counts_[outcome::failed]);
