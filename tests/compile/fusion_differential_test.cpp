@@ -50,16 +50,6 @@ public:
         return p;
     }
 
-    static dims broadcast(const dims &a, const dims &b) {
-        const size_t r = std::max(a.size(), b.size());
-        dims out(r);
-        for (size_t i = 0; i < r; ++i) {
-            int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())], y = i < r - b.size() ? 1 : b[i - (r - b.size())];
-            out[i] = x == 1 ? y : x;
-        }
-        return out;
-    }
-
     void build(bool large) {
         const dt add_types[] = {dt::f32, dt::f32, dt::f32, dt::bf16, dt::f16, dt::f64, dt::s8,
                                 dt::u8,  dt::s16, dt::u16, dt::s32,  dt::u32, dt::s64, dt::u64};
@@ -91,7 +81,7 @@ public:
             const bool swap = uniform(0, 1);
             const value &a = swap ? y : x, &b = swap ? x : y;
             dt out = kind == op::kind::Equal ? dt::boolean : (a.type == b.type ? a.type : dt::f32);
-            value r{next_id_++, out, broadcast(a.shape, b.shape)};
+            value r{next_id_++, out, numpy_broadcast(a.shape, b.shape)};
             ops.emplace_back(ops.size(), kind, std::vector<logical_tensor>{lt(a), lt(b)},
                              std::vector<logical_tensor>{logical_tensor(r.id, out, logical_tensor::layout_type::any)});
             values.push_back(r);

@@ -76,13 +76,7 @@ std::string repro(const settings &s, const std::string &case_path) {
 
 dims broadcast_shape(const op &o, const dims &a, const dims &b) {
     if (o.get_attrs().count(op::attr::broadcast)) return a; // legacy: the output has A's shape
-    const size_t r = std::max(a.size(), b.size());
-    dims out(r);
-    for (size_t i = 0; i < r; ++i) {
-        int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())], y = i < r - b.size() ? 1 : b[i - (r - b.size())];
-        out[i] = x == 1 ? y : x;
-    }
-    return out;
+    return fbref::numpy_broadcast(a, b);
 }
 
 int64_t legacy_first_dim(const op &o, size_t rank_a, size_t rank_b) {

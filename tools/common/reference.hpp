@@ -179,6 +179,17 @@ inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, c
     }
 }
 
+/// The numpy broadcast of two compatible shapes (no checking).
+inline dims numpy_broadcast(const dims &a, const dims &b) {
+    const size_t r = std::max(a.size(), b.size());
+    dims out(r);
+    for (size_t i = 0; i < r; ++i) {
+        int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())], y = i < r - b.size() ? 1 : b[i - (r - b.size())];
+        out[i] = x == 1 ? y : x;
+    }
+    return out;
+}
+
 /// Reference for one binary op: out (dense or strided) from a and b.
 /// a lines up with the output's trailing dims (numpy); b too, unless
 /// `b_first_dim` >= 0 places it at that dim (legacy `axis`).
