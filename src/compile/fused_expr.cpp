@@ -29,9 +29,18 @@ bool non_overlapping(const dims &shape, const dims &strides) {
     int64_t reach = 1;
     for (size_t i : order) {
         if (strides[i] < reach) return false;
-        reach = strides[i] * shape[i];
+        if (__builtin_mul_overflow(strides[i], shape[i], &reach)) return false;
     }
     return true;
+}
+
+bool has_zero_dim(const dims &d) { return std::find(d.begin(), d.end(), 0) != d.end(); }
+
+// Every element's offset and the byte span must be representable.
+void check_addressable(const logical_tensor &lt, const char *what, size_t pid) {
+    if (lt.get_mem_size() == 0 && !has_zero_dim(lt.get_dims()))
+        fail(status::invalid_shape, "compile: partition ", pid, ": ", what, " tensor ", lt.get_id(), " of shape ",
+             shape_str(lt), " is too large to address");
 }
 
 logical_tensor check_input(const logical_tensor &port, const logical_tensor &lt, size_t pid) {
@@ -55,6 +64,7 @@ logical_tensor check_input(const logical_tensor &port, const logical_tensor &lt,
     for (int64_t s : lt.get_strides())
         if (s < 0)
             fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has a negative stride");
+    check_addressable(lt, "input", pid);
     if (lt.get_layout_type() == logical_tensor::layout_type::any) // an input left to us is dense
         return logical_tensor(id, lt.get_data_type(), lt.get_dims(), logical_tensor::layout_type::strided,
                               lt.get_property_type());
@@ -75,15 +85,20 @@ logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims
     }
     const bool explicit_strides = lt.get_layout_type() == logical_tensor::layout_type::strided &&
                                   lt.has_known_shape() && lt.get_strides().size() == shape.size();
-    if (!explicit_strides)
-        return logical_tensor(id, dt, shape, logical_tensor::layout_type::strided, lt.get_property_type());
+    if (!explicit_strides) {
+        logical_tensor dense(id, dt, shape, logical_tensor::layout_type::strided, lt.get_property_type());
+        check_addressable(dense, "output", pid);
+        return dense;
+    }
     if (!non_overlapping(shape, lt.get_strides()))
         fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id,
              " has strides under which elements overlap");
     for (int64_t s : lt.get_strides())
         if (s < 0)
             fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id, " has a negative stride");
-    return logical_tensor(id, dt, shape, lt.get_strides(), lt.get_property_type());
+    logical_tensor strided(id, dt, shape, lt.get_strides(), lt.get_property_type());
+    check_addressable(strided, "output", pid);
+    return strided;
 }
 
 // Drops size-1 dims and merges dim i into i+1 where every stride vector allows.

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 
 #include "interface/errors.hpp"
 
@@ -7,7 +8,9 @@ namespace {
 
 logical_tensor::dims dense_strides(const logical_tensor::dims &shape) {
     logical_tensor::dims s(shape.size(), 1);
-    for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * std::max<int64_t>(shape[i], 1);
+    for (size_t i = shape.size(); i-- > 1;)
+        if (__builtin_mul_overflow(s[i], std::max<int64_t>(shape[i], 1), &s[i - 1]))
+            s[i - 1] = INT64_MAX; // unaddressable; get_mem_size() reports 0 and compile rejects it
     return s;
 }
 
@@ -53,9 +56,14 @@ size_t logical_tensor::get_mem_size() const {
     int64_t last = 0; // offset of the last element, in elements
     for (size_t i = 0; i < dims_.size(); ++i) {
         if (dims_[i] == 0) return 0;
-        last += (dims_[i] - 1) * std::abs(strides[i]);
+        int64_t step;
+        if (__builtin_mul_overflow(dims_[i] - 1, std::abs(strides[i]), &step) ||
+            __builtin_add_overflow(last, step, &last))
+            return 0; // not addressable: compile rejects such tensors
     }
-    return static_cast<size_t>(last + 1) * data_type_size(data_type_);
+    size_t bytes;
+    if (__builtin_mul_overflow(static_cast<size_t>(last) + 1, data_type_size(data_type_), &bytes)) return 0;
+    return bytes;
 }
 
 bool logical_tensor::is_equal(const logical_tensor &o) const {

@@ -90,3 +90,57 @@ TEST(fusion_lowering, equal_of_two_sums_is_one_native_pass) {
 }
 
 } // namespace
+
+namespace {
+
+using namespace fbt;
+using lt = logical_tensor;
+
+// A legacy broadcast=1/axis op whose B is an intermediate of the same
+// partition: the intermediate is placed at `axis` in the output's space.
+TEST(fusion_lowering, legacy_axis_on_an_intermediate_equals_debug) {
+    for (dt type : {dt::f32, dt::s32, dt::f16}) {
+        graph g(engine::kind::cpu);
+        g.add_op(op(0, op::kind::Add, {lt(0, type, {3, 4}), lt(1, type, {3, 4})}, {lt(3, type, lt::layout_type::any)}));
+        op legacy(1, op::kind::Add, {lt(2, type, {2, 3, 4, 5}), lt(3, type, lt::layout_type::any)},
+                  {lt(4, type, lt::layout_type::any)});
+        legacy.set_attr(op::attr::broadcast, int64_t{1}).set_attr(op::attr::axis, int64_t{1});
+        g.add_op(legacy);
+        g.finalize();
+        ASSERT_EQ(g.get_partitions().size(), 1u);
+        std::map<size_t, std::shared_ptr<buffer>> fused, debug;
+        std::mt19937_64 rng(8);
+        for (auto [id, shape] : {std::pair<size_t, dims>{0, {3, 4}}, {1, {3, 4}}, {2, {2, 3, 4, 5}}}) {
+            auto b = std::make_shared<buffer>(lt(id, type, shape));
+            fill(*b, rng);
+            fused[id] = debug[id] = b;
+        }
+        run_graph(g, partition::policy::fusion, fused);
+        run_graph(g, partition::policy::debug, debug);
+        EXPECT_EQ(fused.at(4)->lt.get_dims(), (dims{2, 3, 4, 5}));
+        EXPECT_TRUE(same_elements(*debug.at(4), *fused.at(4))) << data_type_name(type);
+    }
+}
+
+// One tensor feeding both inputs: one input port, read twice.
+TEST(fusion_lowering, same_tensor_on_both_inputs) {
+    for (op::kind kind : {op::kind::Add, op::kind::Equal}) {
+        buffer x(lt(0, dt::f32, {64, 1024}));
+        std::mt19937_64 rng(2);
+        fill(x, rng);
+        graph g(engine::kind::cpu);
+        g.add_op(op(0, kind, {x.lt, x.lt}, {lt(2, dt::undef, lt::layout_type::any)}));
+        g.finalize();
+        auto p = g.get_partitions()[0];
+        ASSERT_EQ(p.get_input_ports().size(), 1u);
+        const engine eng(engine::kind::cpu);
+        auto cp = p.compile({x.lt}, {lt(2, dt::undef, lt::layout_type::any)}, eng);
+        buffer got(cp.query_logical_tensor(2)), want(cp.query_logical_tensor(2));
+        stream s(eng);
+        cp.execute(s, {tensor(x.lt, eng, x.data())}, {tensor(got.lt, eng, got.data())});
+        ref_binary(kind, x, x, want);
+        EXPECT_TRUE(same_elements(want, got)) << op_kind_name(kind);
+    }
+}
+
+} // namespace

@@ -204,6 +204,17 @@ TEST_F(compiled_fixture, compile_rejects_mismatched_inputs) {
         status::invalid_shape, "output tensor 2 has strides under which elements overlap");
 }
 
+TEST_F(compiled_fixture, compile_rejects_shapes_too_large_to_address) {
+    graph g(engine::kind::cpu);
+    const int64_t huge = int64_t{1} << 40;
+    g.add_op(op(1, op::kind::Add, {f32(0, {huge, huge}), f32(1, {1})}, {out(2)}));
+    g.finalize();
+    auto p = g.get_partitions()[0];
+    expect_error([&] { p.compile(p.get_input_ports(), p.get_output_ports(), eng); }, status::invalid_shape,
+                 "input tensor 0 of shape [1099511627776,1099511627776] is too large to address");
+    EXPECT_EQ(f32(0, {huge, huge}).get_mem_size(), 0u);
+}
+
 TEST_F(compiled_fixture, compile_needs_known_input_shapes) {
     graph g(engine::kind::cpu);
     g.add_op(op(1, op::kind::Add, {f32(0, {-1, 3}), f32(1, {3})}, {out(2)}));

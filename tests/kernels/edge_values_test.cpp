@@ -10,15 +10,13 @@ namespace {
 
 using namespace fbt;
 
-template <typename T>
-buffer make(size_t id, dt type, const std::vector<T> &values) {
+template <typename T> buffer make(size_t id, dt type, const std::vector<T> &values) {
     buffer b(logical_tensor(id, type, dims{static_cast<int64_t>(values.size())}));
     std::memcpy(b.data(), values.data(), values.size() * sizeof(T));
     return b;
 }
 
-template <typename T>
-std::vector<T> values_of(const buffer &b) {
+template <typename T> std::vector<T> values_of(const buffer &b) {
     std::vector<T> v(static_cast<size_t>(numel(b.lt.get_dims())));
     std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
     return v;
@@ -52,16 +50,17 @@ TEST(edge_values, f16_add_rounds_ties_to_even_and_overflows_to_inf) {
     // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: to even (1).
     // (1 + 2^-10) + 2^-11 is halfway to 1 + 2^-9: to even (up).
     const float e = std::ldexp(1.f, -11);
-    buffer a = make<uint16_t>(0, dt::f16, {h(1.f), h(1.f + 2 * e), h(65504.f), h(-0.f), h(std::ldexp(1.f, -24)), h(NAN), 0x7C00});
+    buffer a = make<uint16_t>(0, dt::f16,
+                              {h(1.f), h(1.f + 2 * e), h(65504.f), h(-0.f), h(std::ldexp(1.f, -24)), h(NAN), 0x7C00});
     buffer b = make<uint16_t>(1, dt::f16, {h(e), h(e), h(65504.f), h(0.f), h(std::ldexp(1.f, -24)), h(1.f), 0xFC00});
     auto out = values_of<uint16_t>(run_everywhere(op::kind::Add, a, b));
     EXPECT_EQ(out[0], h(1.f));
     EXPECT_EQ(out[1], h(1.f + 4 * e));
-    EXPECT_EQ(out[2], 0x7C00);                         // inf
-    EXPECT_EQ(out[3], 0x0000);                         // -0 + +0 = +0
-    EXPECT_EQ(out[4], 0x0002);                         // subnormals add exactly
-    EXPECT_TRUE(std::isnan(ref_f16_to_f32(out[5])));   // NaN propagates
-    EXPECT_TRUE(std::isnan(ref_f16_to_f32(out[6])));   // inf - inf
+    EXPECT_EQ(out[2], 0x7C00);                       // inf
+    EXPECT_EQ(out[3], 0x0000);                       // -0 + +0 = +0
+    EXPECT_EQ(out[4], 0x0002);                       // subnormals add exactly
+    EXPECT_TRUE(std::isnan(ref_f16_to_f32(out[5]))); // NaN propagates
+    EXPECT_TRUE(std::isnan(ref_f16_to_f32(out[6]))); // inf - inf
 }
 
 TEST(edge_values, bf16_add_rounds_ties_to_even_and_keeps_subnormals) {
@@ -100,13 +99,15 @@ TEST(edge_values, integer_add_wraps) {
         const int32_t big = 1 << 24;
         buffer a = make<int32_t>(0, dt::s32, {INT32_MAX, INT32_MIN, big});
         buffer b = make<int32_t>(1, dt::s32, {1, -1, 1});
-        EXPECT_EQ(values_of<int32_t>(run_everywhere(op::kind::Add, a, b)), (std::vector<int32_t>{INT32_MIN, INT32_MAX, big + 1}));
+        EXPECT_EQ(values_of<int32_t>(run_everywhere(op::kind::Add, a, b)),
+                  (std::vector<int32_t>{INT32_MIN, INT32_MAX, big + 1}));
     }
     {
         const int64_t big = int64_t{1} << 53;
         buffer a = make<int64_t>(0, dt::s64, {INT64_MAX, big, -big});
         buffer b = make<int64_t>(1, dt::s64, {1, 1, -1});
-        EXPECT_EQ(values_of<int64_t>(run_everywhere(op::kind::Add, a, b)), (std::vector<int64_t>{INT64_MIN, big + 1, -big - 1}));
+        EXPECT_EQ(values_of<int64_t>(run_everywhere(op::kind::Add, a, b)),
+                  (std::vector<int64_t>{INT64_MIN, big + 1, -big - 1}));
     }
     {
         buffer a = make<uint64_t>(0, dt::u64, {UINT64_MAX, uint64_t{1} << 63});

@@ -21,8 +21,8 @@ struct version_row {
     std::vector<dt> types;
 };
 
-const std::vector<dt> kColumns = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8, dt::u8, dt::s16,
-                                  dt::u16, dt::s32, dt::u32, dt::s64, dt::u64, dt::boolean, dt::string};
+const std::vector<dt> kColumns = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8,  dt::u8,      dt::s16,
+                                  dt::u16, dt::s32,  dt::u32, dt::s64, dt::u64, dt::boolean, dt::string};
 
 std::vector<version_row> rows() {
     const std::vector<dt> add6 = {dt::f16, dt::f32, dt::f64, dt::s32, dt::s64, dt::u32, dt::u64};
@@ -30,7 +30,8 @@ std::vector<version_row> rows() {
     add13.push_back(dt::bf16);
     add14 = add13;
     for (dt t : {dt::s8, dt::s16, dt::u8, dt::u16}) add14.push_back(t);
-    eq11 = {dt::boolean, dt::s8, dt::s16, dt::s32, dt::s64, dt::u8, dt::u16, dt::u32, dt::u64, dt::f16, dt::f32, dt::f64};
+    eq11 = {dt::boolean, dt::s8,  dt::s16, dt::s32, dt::s64, dt::u8,
+            dt::u16,     dt::u32, dt::u64, dt::f16, dt::f32, dt::f64};
     eq13 = eq11;
     eq13.push_back(dt::bf16);
     eq19 = eq13;
@@ -87,8 +88,9 @@ std::string generate() {
         os << "\n";
     }
     os << "\n| oneDNN Graph Add (src_0, src_1 -> dst) | implementation | in place on src_0 |\n|---|---|---|\n";
-    const std::pair<dt, dt> mixed[] = {{dt::f32, dt::f32},  {dt::bf16, dt::bf16}, {dt::f16, dt::f16}, {dt::f32, dt::bf16},
-                                       {dt::f32, dt::f16},  {dt::bf16, dt::f32},  {dt::f16, dt::f32}, {dt::s32, dt::s32}};
+    const std::pair<dt, dt> mixed[] = {{dt::f32, dt::f32},  {dt::bf16, dt::bf16}, {dt::f16, dt::f16},
+                                       {dt::f32, dt::bf16}, {dt::f32, dt::f16},   {dt::bf16, dt::f32},
+                                       {dt::f16, dt::f32},  {dt::s32, dt::s32}};
     for (auto [x, y] : mixed) {
         const dt out = x == y ? x : dt::f32;
         bool inplace = false;

@@ -17,8 +17,7 @@ namespace fs = std::filesystem;
 
 const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
 
-template <typename Proto>
-Proto read_proto(const fs::path &path) {
+template <typename Proto> Proto read_proto(const fs::path &path) {
     Proto p;
     std::ifstream in(path, std::ios::binary);
     if (!in || !p.ParseFromIstream(&in)) throw std::runtime_error("cannot parse " + path.string());
@@ -68,11 +67,16 @@ buffer to_buffer(const onnx::TensorProto &t, size_t id, std::vector<std::string>
             uint64_t bits = 0;
             const float f = type == dt::f32 ? t.float_data(i) : 0.f;
             const double d = type == dt::f64 ? t.double_data(i) : 0.0;
-            if (type == dt::f32) std::memcpy(&bits, &f, 4);
-            else if (type == dt::f64) std::memcpy(&bits, &d, 8);
-            else if (type == dt::s64) bits = static_cast<uint64_t>(t.int64_data(i));
-            else if (type == dt::u64 || type == dt::u32) bits = t.uint64_data(i);
-            else bits = static_cast<uint64_t>(static_cast<uint32_t>(t.int32_data(i))); // 8/16-bit, bool, f16, bf16, s32
+            if (type == dt::f32)
+                std::memcpy(&bits, &f, 4);
+            else if (type == dt::f64)
+                std::memcpy(&bits, &d, 8);
+            else if (type == dt::s64)
+                bits = static_cast<uint64_t>(t.int64_data(i));
+            else if (type == dt::u64 || type == dt::u32)
+                bits = t.uint64_data(i);
+            else
+                bits = static_cast<uint64_t>(static_cast<uint32_t>(t.int32_data(i))); // 8/16-bit, bool, f16, bf16, s32
             std::memcpy(p + i * es, &bits, es);
         }
     }
