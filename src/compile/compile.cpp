@@ -35,9 +35,10 @@ kernel_choice kernel_from_env() {
 constexpr int64_t kSmallBytes = 1 << 16;
 
 std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice choice, size_t pid, std::string &why) {
+    if (e.numel() == 0) return make_native_kernel(e); // nothing to compute, whatever the choice
     int64_t bytes = static_cast<int64_t>(data_type_size(e.output.get_data_type()));
     for (const auto &o : e.operands) bytes += static_cast<int64_t>(data_type_size(e.inputs[o.port].get_data_type()));
-    bytes *= e.numel();
+    if (__builtin_mul_overflow(bytes, e.numel(), &bytes)) bytes = INT64_MAX;
     const bool native_is_faster = bytes < kSmallBytes || bytes >= stream_threshold_bytes();
     if (choice == kernel_choice::native || (choice == kernel_choice::automatic && native_is_faster))
         return make_native_kernel(e);

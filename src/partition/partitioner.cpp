@@ -84,6 +84,14 @@ std::vector<partition_impl> find_partitions(const std::vector<op> &ops, partitio
             }
         part.outputs = ops[root].get_outputs();
         part.signature = signature(part.ops);
+        for (const auto *ports : {&part.inputs, &part.outputs}) // compile checks given tensors against these
+            for (const auto &t : *ports) {
+                part.signature += std::to_string(t.get_ndims()) + ":";
+                for (int64_t d : t.get_dims()) part.signature += std::to_string(d) + ",";
+                part.signature += "/";
+                for (int64_t d : t.get_strides()) part.signature += std::to_string(d) + ",";
+                part.signature += ";";
+            }
         result.push_back(std::move(part));
     }
     return result;

@@ -1,6 +1,7 @@
 // compiled_partition: argument checks, aliasing, and the call into the kernel.
 #include <chrono>
 #include <cstring>
+#include <new>
 #include <sstream>
 
 #include "compile/compiled_impl.hpp"
@@ -78,11 +79,21 @@ void compiled_partition::execute(stream &, const std::vector<tensor> &inputs,
         bool inplace = false;
         for (const auto &[i, o] : c.inplace) inplace = inplace || (i == port.get_id() && in[p] == out);
         if (inplace) continue;
-        staged.emplace_back(static_cast<const unsigned char *>(in[p]),
-                            static_cast<const unsigned char *>(in[p]) + size);
+        try {
+            staged.emplace_back(static_cast<const unsigned char *>(in[p]),
+                                static_cast<const unsigned char *>(in[p]) + size);
+        } catch (const std::bad_alloc &) {
+            fail(status::out_of_memory, "execute: partition ", partition_id,
+                 ": no memory for a copy of input tensor id ", port.get_id(), ", which overlaps the output (", size,
+                 " bytes)");
+        }
         in[p] = staged.back().data();
     }
-    c.k->execute(in.data(), out);
+    try {
+        c.k->execute(in.data(), out);
+    } catch (const std::bad_alloc &) {
+        fail(status::out_of_memory, "execute: partition ", partition_id, ": out of memory");
+    }
 
     if (detail::verbose_enabled()) {
         std::ostringstream os;

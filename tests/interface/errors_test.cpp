@@ -215,6 +215,30 @@ TEST_F(compiled_fixture, compile_rejects_shapes_too_large_to_address) {
     EXPECT_EQ(f32(0, {huge, huge}).get_mem_size(), 0u);
 }
 
+TEST_F(compiled_fixture, a_cache_hit_still_checks_the_partition_ports) {
+    // Same ops, ids and types; the second graph declares another port shape.
+    for (int64_t rows : {-1, 2}) {
+        graph g(engine::kind::cpu);
+        g.add_op(op(1, op::kind::Add, {f32(0, {rows, 3}), f32(1, {rows, 3})}, {out(2)}));
+        g.finalize();
+        auto p = g.get_partitions()[0];
+        auto compile = [&] { p.compile({f32(0, {5, 3}), f32(1, {5, 3})}, {out(2)}, eng); };
+        if (rows < 0)
+            compile();
+        else
+            expect_error(compile, status::invalid_shape, "input tensor 0 has shape [5,3], the partition expects [2,3]");
+    }
+}
+
+TEST(errors, zero_size_partitions_compile_and_run_whatever_the_kernel_choice) {
+    for (const char *mode : {"onednn", "native", "auto"}) {
+        kernel_env env(mode);
+        buffer a(lt(0, dt::f32, {0, 5})), b(lt(1, dt::f32, {1, 5}));
+        buffer got = run_single(binary_op(op::kind::Add, a.lt, b.lt), a, b);
+        EXPECT_EQ(got.lt.get_dims(), (dims{0, 5})) << mode;
+    }
+}
+
 TEST_F(compiled_fixture, compile_needs_known_input_shapes) {
     graph g(engine::kind::cpu);
     g.add_op(op(1, op::kind::Add, {f32(0, {-1, 3}), f32(1, {3})}, {out(2)}));

@@ -67,8 +67,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Elements to process one by one before `out` is aligned for streaming stores
 // of `vec_bytes`.
-template <typename T>
-int64_t head_elements(const T *out, size_t vec_bytes, int64_t n) {
+template <typename T> int64_t head_elements(const T *out, size_t vec_bytes, int64_t n) {
     const uintptr_t mis = reinterpret_cast<uintptr_t>(out) % vec_bytes;
     return mis == 0 ? 0 : std::min<int64_t>(n, static_cast<int64_t>((vec_bytes - mis) / sizeof(T)));
 }
@@ -79,7 +78,8 @@ int64_t head_elements(const T *out, size_t vec_bytes, int64_t n) {
 template <class DOut, typename TOut, class VecAt, class ScalarAt>
 HWY_INLINE void store_loop(DOut dout, int64_t lanes, TOut *out, int64_t n, bool stream, VecAt vec, ScalarAt scalar) {
     int64_t i = 0;
-    if (stream) {
+    // Highway streams vectors narrower than 16 bytes as 16 bytes: those store normally.
+    if (stream && lanes * sizeof(TOut) >= 16) {
         for (const int64_t head = head_elements(out, lanes * sizeof(TOut), n); i < head; ++i) out[i] = scalar(i);
         for (; i + lanes <= n; i += lanes) hn::Stream(vec(i), dout, out + i);
     }
@@ -88,14 +88,12 @@ HWY_INLINE void store_loop(DOut dout, int64_t lanes, TOut *out, int64_t n, bool 
 }
 
 // A vector of lanes [i, i + Lanes(d)) of an operand with stride 0 or 1.
-template <class D, typename T>
-HWY_INLINE auto load_operand(D d, const T *p, int64_t stride, int64_t i) {
+template <class D, typename T> HWY_INLINE auto load_operand(D d, const T *p, int64_t stride, int64_t i) {
     return stride ? hn::LoadU(d, p + i) : hn::Set(d, p[0]);
 }
 
 // Boolean bytes (0/1) from a comparison mask over lanes of D.
-template <class D, class M>
-HWY_INLINE auto mask_to_bytes(D d, M m) {
+template <class D, class M> HWY_INLINE auto mask_to_bytes(D d, M m) {
     using T = hn::TFromD<D>;
     const hn::Rebind<uint8_t, D> du8;
     const auto ones = hn::VecFromMask(d, m);
@@ -151,7 +149,8 @@ void equal(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, i
         (void)stream;
     } else {
         const hn::Rebind<uint8_t, decltype(d)> du8;
-        store_loop(du8, lanes, out, n, stream, [&](int64_t i) { return mask_to_bytes(d, mask(i)); }, scalar);
+        store_loop(
+            du8, lanes, out, n, stream, [&](int64_t i) { return mask_to_bytes(d, mask(i)); }, scalar);
     }
 }
 
@@ -159,32 +158,25 @@ void equal(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, i
 // a vector as f32 and store an f32 vector back, rounding to nearest even.
 struct f32_io {
     using storage = float;
-    template <class D>
-    static auto load(D df, const float *p) {
-        return hn::LoadU(df, p);
-    }
-    template <class D>
-    static auto narrow(D df, hn::Vec<D> v) {
+    template <class D> static auto load(D df, const float *p) { return hn::LoadU(df, p); }
+    template <class D> static auto narrow(D df, hn::Vec<D> v) {
         (void)df;
         return v;
     }
-    template <class D>
-    using narrow_tag = D;
+    template <class D> using narrow_tag = D;
     static float to_f32(float x) { return x; }
     static float from_f32(float x) { return x; }
 };
 
 struct bf16_io {
     using storage = uint16_t;
-    template <class D>
-    static auto load(D df, const uint16_t *p) {
+    template <class D> static auto load(D df, const uint16_t *p) {
         const hn::Rebind<uint32_t, D> du32;
         const hn::Rebind<uint16_t, D> du16;
         return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, p))));
     }
     // Rounds in integer arithmetic: keeps subnormals, quiets NaN.
-    template <class D>
-    static auto narrow(D df, hn::Vec<D> v) {
+    template <class D> static auto narrow(D df, hn::Vec<D> v) {
         (void)df;
         const hn::Rebind<uint32_t, D> du32;
         const hn::Rebind<int32_t, D> di32;
@@ -196,34 +188,31 @@ struct bf16_io {
         rounded = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), quiet, rounded);
         return hn::DemoteTo(du16, hn::BitCast(di32, rounded)); // values fit: exact
     }
-    template <class D>
-    using narrow_tag = hn::Rebind<uint16_t, D>;
+    template <class D> using narrow_tag = hn::Rebind<uint16_t, D>;
     static float to_f32(uint16_t x) { return detail::bf16_to_f32(x); }
     static uint16_t from_f32(float x) { return detail::f32_to_bf16(x); }
 };
 
 struct f16_io {
     using storage = uint16_t;
-    template <class D>
-    static auto load(D df, const uint16_t *p) {
+    template <class D> static auto load(D df, const uint16_t *p) {
         const hn::Rebind<hwy::float16_t, D> df16;
         return hn::PromoteTo(df, hn::LoadU(df16, reinterpret_cast<const hwy::float16_t *>(p)));
     }
-    template <class D>
-    static auto narrow(D df, hn::Vec<D> v) {
+    template <class D> static auto narrow(D df, hn::Vec<D> v) {
         (void)df;
         const hn::Rebind<hwy::float16_t, D> df16;
         const hn::Rebind<uint16_t, D> du16;
         return hn::BitCast(du16, hn::DemoteTo(df16, v));
     }
-    template <class D>
-    using narrow_tag = hn::Rebind<uint16_t, D>;
+    template <class D> using narrow_tag = hn::Rebind<uint16_t, D>;
     static float to_f32(uint16_t x) { return detail::f16_to_f32(x); }
     static uint16_t from_f32(float x) { return detail::f32_to_f16(x); }
 };
 
-// Vector f32 -> f16 rounds to nearest even only with F16C (AVX2 and later);
-// older targets run those loops in scalar code.
+// Vector f16 conversions are exact only with F16C (AVX2 and later): without
+// it Highway's f32 -> f16 truncates and its f16 -> f32 misreads inf and NaN,
+// so older targets run every loop touching f16 in scalar code.
 constexpr bool kVectorF16 = HWY_TARGET <= HWY_AVX2;
 
 // out = a + b with a, b, out each f16, bf16 or f32; computed in f32, rounded once.
@@ -233,7 +222,8 @@ void add_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_,
     auto *b = static_cast<const typename B::storage *>(b_);
     auto *out = static_cast<typename O::storage *>(out_);
     auto scalar = [&](int64_t i) { return O::from_f32(A::to_f32(a[sa * i]) + B::to_f32(b[sb * i])); };
-    if constexpr (!kVectorF16 && std::is_same_v<O, f16_io>) {
+    constexpr bool any_f16 = std::is_same_v<A, f16_io> || std::is_same_v<B, f16_io> || std::is_same_v<O, f16_io>;
+    if constexpr (!kVectorF16 && any_f16) {
         for (int64_t i = 0; i < n; ++i) out[i] = scalar(i);
         (void)stream;
     } else {
@@ -253,13 +243,22 @@ void add_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_,
 template <class T>
 void equal_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
     auto *a = static_cast<const typename T::storage *>(a_), *b = static_cast<const typename T::storage *>(b_);
-    const hn::ScalableTag<float> df;
-    const hn::Rebind<uint8_t, decltype(df)> du8;
-    const auto a0 = hn::Set(df, T::to_f32(a[0])), b0 = hn::Set(df, T::to_f32(b[0]));
-    store_loop(
-        du8, hn::Lanes(df), static_cast<uint8_t *>(out_), n, stream,
-        [&](int64_t i) { return mask_to_bytes(df, hn::Eq(sa ? T::load(df, a + i) : a0, sb ? T::load(df, b + i) : b0)); },
-        [&](int64_t i) -> uint8_t { return T::to_f32(a[sa * i]) == T::to_f32(b[sb * i]); });
+    auto *out = static_cast<uint8_t *>(out_);
+    auto scalar = [&](int64_t i) -> uint8_t { return T::to_f32(a[sa * i]) == T::to_f32(b[sb * i]); };
+    if constexpr (!kVectorF16 && std::is_same_v<T, f16_io>) {
+        for (int64_t i = 0; i < n; ++i) out[i] = scalar(i);
+        (void)stream;
+    } else {
+        const hn::ScalableTag<float> df;
+        const hn::Rebind<uint8_t, decltype(df)> du8;
+        const auto a0 = hn::Set(df, T::to_f32(a[0])), b0 = hn::Set(df, T::to_f32(b[0]));
+        store_loop(
+            du8, hn::Lanes(df), out, n, stream,
+            [&](int64_t i) {
+                return mask_to_bytes(df, hn::Eq(sa ? T::load(df, a + i) : a0, sb ? T::load(df, b + i) : b0));
+            },
+            scalar);
+    }
 }
 
 const element_ops *get_element_ops() {
@@ -314,6 +313,17 @@ HWY_EXPORT(get_element_ops);
 const element_ops &element_ops_for_cpu() {
     static const element_ops *ops = HWY_DYNAMIC_DISPATCH(get_element_ops)();
     return *ops;
+}
+
+std::vector<const element_ops *> element_ops_for_every_target() {
+    element_ops_for_cpu(); // keep the production choice made before any mocking
+    std::vector<const element_ops *> all;
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        all.push_back(HWY_DYNAMIC_DISPATCH(get_element_ops)());
+    }
+    hwy::SetSupportedTargetsForTest(0);
+    return all;
 }
 
 } // namespace fusebox::detail

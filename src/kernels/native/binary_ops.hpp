@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "fusebox/fusebox.hpp"
 
@@ -21,5 +22,9 @@ struct element_ops {
 
 /// The best loops for this CPU (chosen once).
 const element_ops &element_ops_for_cpu();
+
+/// The loops of every instruction set compiled in and supported by this CPU,
+/// for tests. Not thread-safe: it switches Highway's target choice while it runs.
+std::vector<const element_ops *> element_ops_for_every_target();
 
 } // namespace fusebox::detail

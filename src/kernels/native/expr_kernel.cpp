@@ -8,6 +8,8 @@
 #include <cstring>
 #include <numeric>
 #include <unistd.h>
+
+#include <hwy/cache_control.h>
 #include <utility>
 #include <vector>
 
@@ -52,7 +54,8 @@ public:
             bytes_per_element_ += es;
         }
         bytes_per_element_ += out_size_;
-        stream_ = numel_of(e) * bytes_per_element_ >= stream_threshold_bytes();
+        int64_t bytes;
+        stream_ = __builtin_mul_overflow(numel_of(e), bytes_per_element_, &bytes) || bytes >= stream_threshold_bytes();
         const element_ops &ops = element_ops_for_cpu();
         for (const auto &n : e.nodes) {
             const int ta = static_cast<int>(n.in_dt[0]), tb = static_cast<int>(n.in_dt[1]);
@@ -71,7 +74,9 @@ public:
     void execute(const void *const *inputs, void *output) const override {
         const int64_t total = std::accumulate(shape_.begin(), shape_.end(), int64_t{1}, std::multiplies<int64_t>());
         if (total == 0) return;
-        const int chunks = static_cast<int>(std::min<int64_t>(plan_chunks(total * bytes_per_element_), total));
+        int64_t bytes;
+        if (__builtin_mul_overflow(total, bytes_per_element_, &bytes)) bytes = INT64_MAX;
+        const int chunks = static_cast<int>(std::min<int64_t>(plan_chunks(bytes), total));
         parallel_chunks(chunks, [&](int c) { run(inputs, output, total * c / chunks, total * (c + 1) / chunks); });
     }
 
@@ -102,6 +107,7 @@ private:
             idx[rank - 1] += row;
             for (size_t d = rank - 1; d > 0 && idx[d] == shape_[d]; --d) idx[d] = 0, ++idx[d - 1];
         }
+        if (stream_) hwy::FlushStream(); // make the streamed output visible to the threads that read it next
     }
 
     // view/stride: operands at index k, node results at index operands + n.
