@@ -133,6 +133,8 @@ compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
     auto core = cached_compile(cache_key(*impl_, inputs, outputs, choice), [&] {
         built = true;
         fused_expr expr = build_fused_expr(*impl_, inputs, outputs);
+        if (verbose_level() >= 2)
+            verbose_print("canonical,partition=" + std::to_string(impl_->id) + "," + expr.to_string());
         auto c = std::make_shared<compiled_core>();
         c->inputs = expr.inputs;
         c->output = expr.output;

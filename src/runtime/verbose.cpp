@@ -1,17 +1,18 @@
 #include "runtime/verbose.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
 namespace fusebox::detail {
 
-bool verbose_enabled() {
-    static const bool on = [] {
+int verbose_level() {
+    static const int level = [] {
         const char *s = std::getenv("FUSEBOX_VERBOSE");
-        return s && *s && *s != '0';
+        return s ? std::max(0, std::atoi(s)) : 0;
     }();
-    return on;
+    return level;
 }
 
 void verbose_print(const std::string &line) {

@@ -6,7 +6,10 @@
 
 namespace fusebox::detail {
 
-bool verbose_enabled();
+/// FUSEBOX_VERBOSE=1: compile and execute lines; 2: also the canonical form
+/// of each newly compiled partition.
+int verbose_level();
+inline bool verbose_enabled() { return verbose_level() > 0; }
 /// Prints "fusebox_verbose,<line>" to stdout.
 void verbose_print(const std::string &line);
 
