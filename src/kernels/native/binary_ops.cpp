@@ -20,24 +20,6 @@
 namespace fusebox::detail {
 namespace {
 
-// Byte i of entry b is bit i of b: expands 8 mask bits into 8 boolean bytes.
-struct bits_to_bytes {
-    uint64_t table[256];
-    constexpr bits_to_bytes() : table() {
-        for (int b = 0; b < 256; ++b)
-            for (int i = 0; i < 8; ++i)
-                if (b & (1 << i)) table[b] |= uint64_t{1} << (8 * i);
-    }
-};
-constexpr bits_to_bytes kBitsToBytes;
-
-void expand_mask_bits(const uint8_t *bits, size_t lanes, uint8_t *out) {
-    for (size_t j = 0; j < lanes; j += 8) {
-        const uint64_t v = kBitsToBytes.table[bits[j / 8]];
-        std::memcpy(out + j, &v, std::min<size_t>(8, lanes - j));
-    }
-}
-
 template <typename T> T wrapping_add(T x, T y) {
     if constexpr (std::is_integral_v<T>) {
         using U = std::make_unsigned_t<T>; // two's-complement wraparound, no UB
@@ -92,19 +74,25 @@ template <class D, typename T> HWY_INLINE auto load_operand(D d, const T *p, int
     return stride ? hn::LoadU(d, p + i) : hn::Set(d, p[0]);
 }
 
-// Boolean bytes (0/1) from a comparison mask over lanes of D.
-template <class D, class M> HWY_INLINE auto mask_to_bytes(D d, M m) {
-    using T = hn::TFromD<D>;
-    const hn::Rebind<uint8_t, D> du8;
-    const auto ones = hn::VecFromMask(d, m);
-    if constexpr (sizeof(T) == 1) {
-        return hn::And(hn::BitCast(du8, ones), hn::Set(du8, 1));
-    } else {
-        using I = hwy::MakeSigned<hwy::MakeUnsigned<T>>;
-        const hn::Rebind<I, D> di;
-        const hn::Rebind<int8_t, D> di8;
-        return hn::And(hn::BitCast(du8, hn::DemoteTo(di8, hn::BitCast(di, ones))), hn::Set(du8, 1));
+// Boolean bytes (0/1) for elements [i, i + Lanes(du8)): the comparison masks
+// of the Lanes(du8) / Lanes(d) vectors of D covering them, packed into one
+// mask over bytes, so that every store (or non-temporal store) is a whole
+// vector.
+template <class D, class MaskAt> HWY_INLINE auto bytes_from_masks(D d, int64_t i, MaskAt mask) {
+    const hn::ScalableTag<uint8_t> du8;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const int64_t vectors = static_cast<int64_t>(hn::Lanes(du8)) / lanes;
+    uint64_t packed = 0;
+    for (int64_t j = 0; j < vectors; ++j) {
+        uint8_t bits[8] = {};
+        hn::StoreMaskBits(d, mask(i + j * lanes), bits);
+        uint64_t b;
+        std::memcpy(&b, bits, 8);
+        packed |= b << (j * lanes);
     }
+    uint8_t bytes[8];
+    std::memcpy(bytes, &packed, 8);
+    return hn::And(hn::VecFromMask(du8, hn::LoadMaskBits(du8, bytes)), hn::Set(du8, 1));
 }
 
 template <typename T>
@@ -118,13 +106,12 @@ void add(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int
 }
 
 // Equality as boolean bytes; for boolean inputs any nonzero byte is true.
-// 64-bit lanes have no narrowing to bytes here, so their masks go through bits.
 template <typename T, bool kBoolean = false>
 void equal(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
     const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
     uint8_t *out = static_cast<uint8_t *>(out_);
     const hn::ScalableTag<T> d;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const hn::ScalableTag<uint8_t> du8;
     auto mask = [&](int64_t i) {
         const auto x = load_operand(d, a, sa, i), y = load_operand(d, b, sb, i);
         if constexpr (kBoolean) {
@@ -138,19 +125,13 @@ void equal(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, i
         const T x = a[sa * i], y = b[sb * i];
         return kBoolean ? (x != 0) == (y != 0) : x == y;
     };
-    if constexpr (sizeof(T) == 8) {
-        int64_t i = 0;
-        for (; i + lanes <= n; i += lanes) {
-            uint8_t bits[HWY_MAX_BYTES / 8 / 8 + 1] = {};
-            hn::StoreMaskBits(d, mask(i), bits);
-            expand_mask_bits(bits, static_cast<size_t>(lanes), out + i);
-        }
-        for (; i < n; ++i) out[i] = scalar(i);
-        (void)stream;
-    } else {
-        const hn::Rebind<uint8_t, decltype(d)> du8;
+    if constexpr (sizeof(T) == 1) {
         store_loop(
-            du8, lanes, out, n, stream, [&](int64_t i) { return mask_to_bytes(d, mask(i)); }, scalar);
+            du8, hn::Lanes(du8), out, n, stream,
+            [&](int64_t i) { return hn::And(hn::BitCast(du8, hn::VecFromMask(d, mask(i))), hn::Set(du8, 1)); }, scalar);
+    } else {
+        store_loop(
+            du8, hn::Lanes(du8), out, n, stream, [&](int64_t i) { return bytes_from_masks(d, i, mask); }, scalar);
     }
 }
 
@@ -250,14 +231,11 @@ void equal_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out
         (void)stream;
     } else {
         const hn::ScalableTag<float> df;
-        const hn::Rebind<uint8_t, decltype(df)> du8;
+        const hn::ScalableTag<uint8_t> du8;
         const auto a0 = hn::Set(df, T::to_f32(a[0])), b0 = hn::Set(df, T::to_f32(b[0]));
+        auto mask = [&](int64_t i) { return hn::Eq(sa ? T::load(df, a + i) : a0, sb ? T::load(df, b + i) : b0); };
         store_loop(
-            du8, hn::Lanes(df), out, n, stream,
-            [&](int64_t i) {
-                return mask_to_bytes(df, hn::Eq(sa ? T::load(df, a + i) : a0, sb ? T::load(df, b + i) : b0));
-            },
-            scalar);
+            du8, hn::Lanes(du8), out, n, stream, [&](int64_t i) { return bytes_from_masks(df, i, mask); }, scalar);
     }
 }
 
