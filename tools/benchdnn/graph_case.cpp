@@ -179,7 +179,7 @@ std::vector<size_t> graph_case::graph_inputs() const {
     return ids;
 }
 
-fusebox::graph graph_case::build() const {
+std::vector<fusebox::op> graph_case::to_ops() const {
     static const std::map<std::string, fusebox::op::kind> kinds = {
         {"Add", fusebox::op::kind::Add}, {"Equal", fusebox::op::kind::Equal}, {"End", fusebox::op::kind::End}};
     static const std::map<std::string, fusebox::op::attr> attrs = {
@@ -187,7 +187,7 @@ fusebox::graph graph_case::build() const {
         {"broadcast", fusebox::op::attr::broadcast},
         {"axis", fusebox::op::attr::axis},
         {"consumed_inputs", fusebox::op::attr::consumed_inputs}};
-    fusebox::graph g(fusebox::engine::kind::cpu);
+    std::vector<fusebox::op> result;
     for (size_t i = 0; i < ops.size(); ++i) {
         const op_desc &o = ops[i];
         const std::string where = path + ": graph[" + std::to_string(i) + "]";
@@ -202,8 +202,14 @@ fusebox::graph graph_case::build() const {
             if (a == attrs.end()) bad(where + ".attrs." + name, "unsupported attribute");
             std::visit([&](const auto &v) { op.set_attr(a->second, v); }, value);
         }
-        g.add_op(op);
+        result.push_back(std::move(op));
     }
+    return result;
+}
+
+fusebox::graph graph_case::build() const {
+    fusebox::graph g(fusebox::engine::kind::cpu);
+    for (const fusebox::op &o : to_ops()) g.add_op(o);
     return g;
 }
 

@@ -43,7 +43,9 @@ struct graph_case {
 
     /// Ids of tensors no op produces, in order of first use.
     std::vector<size_t> graph_inputs() const;
-    /// Builds the fusebox graph (not finalized); throws case_error for unknown kinds.
+    /// The ops as fusebox ops; throws case_error for unknown kinds or attributes.
+    std::vector<fusebox::op> to_ops() const;
+    /// Builds the fusebox graph (not finalized).
     fusebox::graph build() const;
 };
 
