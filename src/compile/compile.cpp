@@ -1,5 +1,4 @@
 // partition::compile: canonicalize, choose a kernel, cache the result.
-#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +8,7 @@
 #include "compile/compiled_impl.hpp"
 #include "compile/fused_expr.hpp"
 #include "interface/errors.hpp"
+#include "interface/signature.hpp"
 #include "kernels/native/expr_kernel.hpp"
 #include "kernels/onednn/binary_kernel.hpp"
 #include "runtime/parallel.hpp"
@@ -63,37 +63,15 @@ std::vector<std::pair<size_t, size_t>> inplace_pairs(const fused_expr &e) {
     return pairs;
 }
 
-// The key is built on every compile, so it appends numbers directly rather
-// than going through a stream.
-struct key_builder {
-    std::string s;
-    key_builder &num(int64_t v) {
-        char buf[24];
-        auto r = std::to_chars(buf, buf + sizeof(buf), v);
-        s.append(buf, r.ptr);
-        s.push_back(',');
-        return *this;
-    }
-    key_builder &lt(const logical_tensor &t) {
-        num(static_cast<int64_t>(t.get_id())).num(static_cast<int>(t.get_data_type()));
-        num(static_cast<int>(t.get_layout_type())).num(t.get_ndims());
-        for (int64_t d : t.get_dims()) num(d);
-        s.push_back('/');
-        for (int64_t d : t.get_strides()) num(d);
-        s.push_back(';');
-        return *this;
-    }
-};
-
 std::string cache_key(const partition_impl &part, const std::vector<logical_tensor> &inputs,
                       const std::vector<logical_tensor> &outputs, kernel_choice choice) {
-    key_builder k;
+    signature_builder k;
     k.s.reserve(part.signature.size() + 128);
     k.s = part.signature;
     k.num(static_cast<int>(choice)).num(max_threads());
-    for (const auto &t : inputs) k.lt(t);
+    for (const auto &t : inputs) k.tensor(t);
     k.s.push_back('|');
-    for (const auto &t : outputs) k.lt(t);
+    for (const auto &t : outputs) k.tensor(t);
     return std::move(k.s);
 }
 

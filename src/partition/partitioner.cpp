@@ -4,6 +4,8 @@
 // partition is a tree of ops with one output: its root.
 #include "partition/partitioner.hpp"
 
+#include "interface/signature.hpp"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -13,25 +15,29 @@ namespace {
 
 bool fusible(op::kind k) { return k == op::kind::Add || k == op::kind::Equal; }
 
-std::string signature(const std::vector<op> &ops) {
-    std::string s;
-    auto num = [&](int64_t v) { s += std::to_string(v), s.push_back(','); };
-    for (const op &o : ops) {
-        num(static_cast<int>(o.get_kind()));
+// Ops, attributes, tensor ids/types and the port descriptors that compile
+// checks given tensors against.
+std::string signature(const partition_impl &part) {
+    signature_builder b;
+    for (const op &o : part.ops) {
+        b.num(static_cast<int>(o.get_kind()));
         for (const auto &[a, v] : o.get_attrs()) {
-            num(static_cast<int>(a));
+            b.num(static_cast<int>(a));
             if (auto *str = std::get_if<std::string>(&v))
-                s += *str, s.push_back(',');
+                b.text(*str);
             else if (auto *i = std::get_if<int64_t>(&v))
-                num(*i);
+                b.num(*i);
             else
-                for (int64_t x : std::get<std::vector<int64_t>>(v)) num(x);
+                for (int64_t x : std::get<std::vector<int64_t>>(v)) b.num(x);
         }
         for (const auto *list : {&o.get_inputs(), &o.get_outputs()})
-            for (const auto &t : *list) num(static_cast<int64_t>(t.get_id())), num(static_cast<int>(t.get_data_type()));
-        s.push_back('|');
+            for (const auto &t : *list)
+                b.num(static_cast<int64_t>(t.get_id())).num(static_cast<int>(t.get_data_type()));
+        b.s.push_back('|');
     }
-    return s;
+    for (const auto *ports : {&part.inputs, &part.outputs})
+        for (const auto &t : *ports) b.tensor(t);
+    return std::move(b.s);
 }
 
 } // namespace
@@ -83,15 +89,7 @@ std::vector<partition_impl> find_partitions(const std::vector<op> &ops, partitio
                 if (!produced_inside.count(lt.get_id()) && !seen) part.inputs.push_back(lt);
             }
         part.outputs = ops[root].get_outputs();
-        part.signature = signature(part.ops);
-        for (const auto *ports : {&part.inputs, &part.outputs}) // compile checks given tensors against these
-            for (const auto &t : *ports) {
-                part.signature += std::to_string(t.get_ndims()) + ":";
-                for (int64_t d : t.get_dims()) part.signature += std::to_string(d) + ",";
-                part.signature += "/";
-                for (int64_t d : t.get_strides()) part.signature += std::to_string(d) + ",";
-                part.signature += ";";
-            }
+        part.signature = signature(part);
         result.push_back(std::move(part));
     }
     return result;

@@ -6,12 +6,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 #include <unistd.h>
-
-#include <hwy/cache_control.h>
 #include <utility>
 #include <vector>
+
+#include <hwy/cache_control.h>
 
 #include "interface/errors.hpp"
 #include "kernels/native/binary_ops.hpp"
@@ -21,8 +20,6 @@ namespace fusebox::detail {
 namespace {
 
 constexpr int64_t kBlock = 512;
-
-int64_t numel_of(const fused_expr &e) { return e.numel(); }
 
 void copy_elements(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n, size_t es) {
     auto *d = static_cast<unsigned char *>(dst);
@@ -45,7 +42,7 @@ struct operand_plan {
 
 class native_expr_kernel final : public kernel {
 public:
-    explicit native_expr_kernel(const fused_expr &e) : shape_(e.shape), out_strides_(e.out_strides) {
+    explicit native_expr_kernel(const fused_expr &e) : shape_(e.shape), out_strides_(e.out_strides), total_(e.numel()) {
         out_size_ = data_type_size(e.output.get_data_type());
         auto slot = [&](size_t bytes) { return std::exchange(scratch_bytes_, scratch_bytes_ + kBlock * bytes); };
         for (const auto &o : e.operands) {
@@ -54,8 +51,8 @@ public:
             bytes_per_element_ += es;
         }
         bytes_per_element_ += out_size_;
-        int64_t bytes;
-        stream_ = __builtin_mul_overflow(numel_of(e), bytes_per_element_, &bytes) || bytes >= stream_threshold_bytes();
+        if (__builtin_mul_overflow(total_, bytes_per_element_, &total_bytes_)) total_bytes_ = INT64_MAX;
+        stream_ = total_bytes_ >= stream_threshold_bytes();
         const element_ops &ops = element_ops_for_cpu();
         for (const auto &n : e.nodes) {
             const int ta = static_cast<int>(n.in_dt[0]), tb = static_cast<int>(n.in_dt[1]);
@@ -72,12 +69,9 @@ public:
     std::string info() const override { return std::string("native:expr:") + element_ops_for_cpu().isa; }
 
     void execute(const void *const *inputs, void *output) const override {
-        const int64_t total = std::accumulate(shape_.begin(), shape_.end(), int64_t{1}, std::multiplies<int64_t>());
-        if (total == 0) return;
-        int64_t bytes;
-        if (__builtin_mul_overflow(total, bytes_per_element_, &bytes)) bytes = INT64_MAX;
-        const int chunks = static_cast<int>(std::min<int64_t>(plan_chunks(bytes), total));
-        parallel_chunks(chunks, [&](int c) { run(inputs, output, total * c / chunks, total * (c + 1) / chunks); });
+        if (total_ == 0) return;
+        const int chunks = static_cast<int>(std::min<int64_t>(plan_chunks(total_bytes_), total_));
+        parallel_chunks(chunks, [&](int c) { run(inputs, output, total_ * c / chunks, total_ * (c + 1) / chunks); });
     }
 
 private:
@@ -149,8 +143,10 @@ private:
     std::vector<operand_plan> operands_;
     std::vector<node_plan> nodes_;
     size_t out_size_ = 0, scratch_bytes_ = 0;
-    bool stream_ = false; // non-temporal stores for the output
-    int64_t bytes_per_element_ = 0;
+    bool stream_ = false;           // non-temporal stores for the output
+    int64_t total_;                 // elements of the output
+    int64_t bytes_per_element_ = 0; // summed over operands and output
+    int64_t total_bytes_ = 0;       // streamed per execute (saturated)
 };
 
 } // namespace
