@@ -4,15 +4,17 @@
 #include <cstring>
 #include <sstream>
 
+#include "common/errors.hpp"
+#include "common/parallel.hpp"
+#include "common/verbose.hpp"
+#include "compile/canonicalize.hpp"
 #include "compile/compile_cache.hpp"
 #include "compile/compiled_impl.hpp"
-#include "compile/fused_expr.hpp"
-#include "interface/errors.hpp"
+#include "interface/dump.hpp"
+#include "interface/handles.hpp"
 #include "interface/signature.hpp"
 #include "kernels/native/expr_kernel.hpp"
 #include "kernels/onednn/binary_kernel.hpp"
-#include "runtime/parallel.hpp"
-#include "runtime/verbose.hpp"
 
 namespace fusebox {
 namespace detail {
@@ -28,13 +30,23 @@ kernel_choice kernel_from_env() {
     fail(status::invalid_arguments, "FUSEBOX_KERNEL must be onednn, native or auto, got \"", s, "\"");
 }
 
+// What a relaxed fpmath mode lets oneDNN do (see doc/INTEGRATION.md): its
+// bf16/f16 conversions flush subnormal results to zero.
+onednn_options options_for(fpmath_mode m) {
+    onednn_options o;
+    o.bf16_add_may_flush = m == fpmath_mode::bf16 || m == fpmath_mode::any;
+    o.f16_add_may_flush = m == fpmath_mode::f16 || m == fpmath_mode::any;
+    return o;
+}
+
 // Partitions this small run inline on the native kernel: a primitive call
 // alone costs more than the work. Partitions streaming more than
 // stream_threshold_bytes() also run native: its non-temporal stores beat
 // oneDNN's binary JIT there (see doc/PERFORMANCE.md).
 constexpr int64_t kSmallBytes = 1 << 16;
 
-std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice choice, size_t pid, std::string &why) {
+std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice choice, fpmath_mode math, size_t pid,
+                                            std::string &why) {
     if (e.numel() == 0) return make_native_kernel(e); // nothing to compute, whatever the choice
     int64_t bytes = static_cast<int64_t>(data_type_size(e.output.get_data_type()));
     for (const auto &o : e.operands) bytes += static_cast<int64_t>(data_type_size(e.inputs[o.port].get_data_type()));
@@ -42,7 +54,7 @@ std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice c
     const bool native_is_faster = bytes < kSmallBytes || bytes >= stream_threshold_bytes();
     if (choice == kernel_choice::native || (choice == kernel_choice::automatic && native_is_faster))
         return make_native_kernel(e);
-    if (auto k = make_onednn_kernel(e, why)) return k;
+    if (auto k = make_onednn_kernel(e, options_for(math), why)) return k;
     if (choice == kernel_choice::onednn)
         fail(status::unimplemented, "compile: partition ", pid, ": FUSEBOX_KERNEL=onednn but ", why);
     return make_native_kernel(e);
@@ -78,46 +90,35 @@ std::string cache_key(const partition_impl &part, const std::vector<logical_tens
 } // namespace
 } // namespace detail
 
-using detail::partition_impl;
-
-size_t partition::get_id() const { return impl_ ? impl_->id : 0; }
-
-std::vector<size_t> partition::get_ops() const {
-    std::vector<size_t> ids;
-    if (impl_)
-        for (const op &o : impl_->ops) ids.push_back(o.get_id());
-    return ids;
-}
-
-size_t partition::get_ops_num() const { return impl_ ? impl_->ops.size() : 0; }
-bool partition::is_supported() const { return impl_ && impl_->supported; }
-std::vector<logical_tensor> partition::get_input_ports() const {
-    return impl_ ? impl_->inputs : std::vector<logical_tensor>{};
-}
-std::vector<logical_tensor> partition::get_output_ports() const {
-    return impl_ ? impl_->outputs : std::vector<logical_tensor>{};
-}
-
 compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
                                       const std::vector<logical_tensor> &outputs, const engine &e) const {
     using namespace detail;
-    if (!impl_) fail(status::invalid_arguments, "compile: empty partition");
+    if (!impl_) fail(status::invalid_arguments, "compile: partition is empty (default-constructed)");
+    if (!e) fail(status::invalid_arguments, "compile: the engine is empty (default-constructed)");
     if (e.get_kind() != impl_->engine_kind)
         fail(status::invalid_arguments, "compile: engine kind does not match the graph's");
-    if (!impl_->supported) fail(status::unimplemented, "compile: partition ", impl_->id, " is not supported");
+    if (!impl_->supported) {
+        const op &o = impl_->ops.front();
+        fail(status::unimplemented, "compile: partition ", impl_->id, " holds op ", o.get_id(), " (",
+             op_kind_name(o.get_kind()), "), which fusebox does not run: the framework runs this partition itself");
+    }
     const auto start = std::chrono::steady_clock::now();
     const kernel_choice choice = kernel_from_env();
     bool built = false;
-    auto core = cached_compile(cache_key(*impl_, inputs, outputs, choice), [&] {
+    const std::string key = cache_key(*impl_, inputs, outputs, choice);
+    auto core = cached_compile(key, [&] {
         built = true;
-        fused_expr expr = build_fused_expr(*impl_, inputs, outputs);
+        std::vector<op> concrete_ops;
+        const bool dumping = dump_mode() & fusebox_dump_mode_subgraph;
+        fused_expr expr = build_fused_expr(*impl_, inputs, outputs, dumping ? &concrete_ops : nullptr);
+        if (dumping) dump_partition(*impl_, concrete_ops, expr.inputs, {expr.output}, key);
         if (verbose_level() >= 2)
             verbose_print("canonical,partition=" + std::to_string(impl_->id) + "," + expr.to_string());
         auto c = std::make_shared<compiled_core>();
         c->inputs = expr.inputs;
         c->output = expr.output;
         c->inplace = inplace_pairs(expr);
-        c->k = choose_kernel(expr, choice, impl_->id, c->fallback_reason);
+        c->k = choose_kernel(expr, choice, impl_->math, impl_->id, c->fallback_reason);
         for (const op &o : impl_->ops)
             c->ops += (c->ops.empty() ? "" : ",") + std::string(op_kind_name(o.get_kind())) + "#" +
                       std::to_string(o.get_id());
@@ -132,7 +133,7 @@ compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
         verbose_print(os.str());
     }
     compiled_partition cp;
-    cp.impl_ = std::make_shared<const compiled_impl>(compiled_impl{impl_->id, std::move(core)});
+    access::impl(cp) = std::make_shared<const compiled_impl>(compiled_impl{impl_->id, std::move(core)});
     return cp;
 }
 

@@ -4,15 +4,24 @@
 #include <mutex>
 #include <unordered_map>
 
-namespace fusebox::detail {
-namespace {
+#include "common/errors.hpp"
 
-constexpr size_t kCapacity = 1024;
+namespace fusebox {
+namespace detail {
+namespace {
 
 struct lru_cache {
     std::mutex mutex;
+    size_t capacity = 1024;
     std::list<std::pair<std::string, std::shared_ptr<const compiled_core>>> entries; // most recent first
     std::unordered_map<std::string, decltype(entries)::iterator> index;
+
+    void trim() { // holding the lock
+        while (entries.size() > capacity) {
+            index.erase(entries.back().first);
+            entries.pop_back();
+        }
+    }
 };
 
 lru_cache &cache() {
@@ -35,13 +44,29 @@ std::shared_ptr<const compiled_core> cached_compile(const std::string &key,
     auto made = make(); // outside the lock: compiling may take a while
     std::lock_guard<std::mutex> lock(c.mutex);
     if (auto it = c.index.find(key); it != c.index.end()) return it->second->second;
+    if (c.capacity == 0) return made;
     c.entries.emplace_front(key, made);
     c.index[key] = c.entries.begin();
-    if (c.entries.size() > kCapacity) {
-        c.index.erase(c.entries.back().first);
-        c.entries.pop_back();
-    }
+    c.trim();
     return made;
 }
 
-} // namespace fusebox::detail
+} // namespace detail
+
+void set_compiled_partition_cache_capacity(int capacity) {
+    if (capacity < 0)
+        detail::fail(status::invalid_arguments, "set_compiled_partition_cache_capacity: capacity ", capacity,
+                     " is negative");
+    auto &c = detail::cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.capacity = static_cast<size_t>(capacity);
+    c.trim();
+}
+
+int get_compiled_partition_cache_capacity() {
+    auto &c = detail::cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    return static_cast<int>(c.capacity);
+}
+
+} // namespace fusebox

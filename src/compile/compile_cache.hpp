@@ -11,7 +11,8 @@
 namespace fusebox::detail {
 
 /// Returns the cached entry for `key`, or builds it with `make` and caches it
-/// (least recently used entries are evicted beyond a fixed capacity).
+/// (least recently used entries are evicted beyond the capacity that
+/// set_compiled_partition_cache_capacity sets; 0 caches nothing).
 std::shared_ptr<const compiled_core> cached_compile(const std::string &key,
                                                     const std::function<std::shared_ptr<const compiled_core>()> &make);
 

@@ -1,7 +1,5 @@
 #include "interface/dtype.hpp"
 
-#include <cstring>
-
 namespace fusebox {
 namespace {
 
@@ -11,7 +9,8 @@ struct dtype_fact {
     size_t size;
 };
 
-constexpr dtype_fact kFacts[] = {
+// Index i of this table is dtype_index() of its type.
+constexpr dtype_fact kFacts[detail::kNumDataTypes] = {
     {data_type::undef, "undef", 0},
     {data_type::f16, "f16", 2},
     {data_type::bf16, "bf16", 2},
@@ -29,18 +28,21 @@ constexpr dtype_fact kFacts[] = {
     {data_type::string, "string", sizeof(string_view_t)},
 };
 
-const dtype_fact &fact(data_type dt) {
-    for (const auto &f : kFacts)
-        if (f.dt == dt) return f;
-    return kFacts[0];
-}
-
 } // namespace
 
-size_t data_type_size(data_type dt) { return fact(dt).size; }
-const char *data_type_name(data_type dt) { return fact(dt).name; }
-
 namespace detail {
+
+int dtype_index(data_type dt) {
+    for (int i = 0; i < kNumDataTypes; ++i)
+        if (kFacts[i].dt == dt) return i;
+    return 0;
+}
+
+bool is_valid(data_type dt) {
+    for (const auto &f : kFacts)
+        if (f.dt == dt) return true;
+    return false;
+}
 
 bool is_float(data_type dt) {
     return dt == data_type::f16 || dt == data_type::bf16 || dt == data_type::f32 || dt == data_type::f64;
@@ -67,4 +69,8 @@ data_type data_type_from_name(const std::string &name) {
 }
 
 } // namespace detail
+
+size_t data_type_size(data_type dt) { return kFacts[detail::dtype_index(dt)].size; }
+const char *data_type_name(data_type dt) { return kFacts[detail::dtype_index(dt)].name; }
+
 } // namespace fusebox

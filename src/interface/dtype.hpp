@@ -1,10 +1,19 @@
 // Facts about element types, kept in one table (dtype.cpp).
 #pragma once
 
+#include <string>
+
 #include "fusebox/fusebox.hpp"
 
 namespace fusebox::detail {
 
+/// Number of data types, undef included: the extent of tables indexed by dtype_index.
+constexpr int kNumDataTypes = 15;
+
+/// A dense index in [0, kNumDataTypes) for a valid data type (enum values are sparse).
+int dtype_index(data_type dt);
+/// True for the enumerators of data_type (undef included).
+bool is_valid(data_type dt);
 bool is_float(data_type dt);   // f16, bf16, f32, f64
 bool is_integer(data_type dt); // s8 .. u64
 /// Parses a name produced by data_type_name; returns undef for unknown names.

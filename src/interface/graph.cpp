@@ -1,16 +1,19 @@
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
 
+#include "common/errors.hpp"
 #include "interface/dtype.hpp"
-#include "interface/errors.hpp"
+#include "interface/dump.hpp"
 #include "interface/graph_impl.hpp"
+#include "interface/handles.hpp"
 #include "interface/op_schema.hpp"
-#include "partition/partitioner.hpp"
 
 namespace fusebox {
 namespace {
 
+using detail::access;
 using detail::fail;
 using dims = logical_tensor::dims;
 
@@ -58,24 +61,30 @@ logical_tensor merge_descriptors(const logical_tensor &known, const logical_tens
     return with_shape(known.get_layout_type() == logical_tensor::layout_type::strided ? known : seen, dt, shape);
 }
 
-} // namespace
+std::atomic<uint64_t> next_graph_id{1};
 
-graph::graph(engine::kind k) : impl_(std::make_shared<detail::graph_impl>()) { impl_->engine_kind = k; }
-
-bool graph::is_finalized() const { return impl_->finalized; }
-
-void graph::add_op(const op &o) {
-    if (impl_->finalized) fail(status::invalid_graph, "op ", o.get_id(), ": graph is already finalized");
-    for (const op &existing : impl_->ops)
-        if (existing.get_id() == o.get_id())
-            fail(status::invalid_graph, "op ", o.get_id(), ": op id is already in the graph");
-    detail::validate_op(o);
-    impl_->ops.push_back(o);
+void check_engine_kind(engine::kind k) {
+    if (k != engine::kind::cpu)
+        fail(status::invalid_arguments, "graph: only engine::kind::cpu exists (got kind ", static_cast<int>(k), ")");
 }
 
-void graph::finalize() {
-    if (impl_->finalized) return;
-    std::vector<op> &ops = impl_->ops;
+void check_fpmath_mode(fpmath_mode m) {
+    switch (m) {
+    case fpmath_mode::strict:
+    case fpmath_mode::bf16:
+    case fpmath_mode::f16:
+    case fpmath_mode::any:
+    case fpmath_mode::tf32: return;
+    }
+    fail(status::invalid_arguments, "graph: fpmath mode value ", static_cast<int>(m), " is not an fpmath_mode");
+}
+
+} // namespace
+
+namespace detail {
+
+void finalize_graph(graph_impl &g) {
+    std::vector<op> &ops = g.ops;
 
     // One descriptor per tensor id, one producer per tensor.
     std::map<size_t, logical_tensor> tensors;
@@ -116,47 +125,83 @@ void graph::finalize() {
     }
     if (order.size() != ops.size()) fail(status::invalid_graph, "graph has a cycle");
 
-    // Infer types and shapes in execution order and write them back into the ops.
+    // Infer types and shapes in execution order through the ops fusebox runs;
+    // every other op keeps the descriptors the integrator declared.
     std::vector<op> ordered;
     for (size_t i : order) {
         op o = ops[i];
-        for (auto &lt : o.inputs_) {
+        for (auto &lt : access::inputs(o)) {
             lt = tensors.at(lt.get_id());
-            if (lt.get_data_type() == data_type::undef)
+            if (lt.get_data_type() == data_type::undef && !producer.count(lt.get_id()) &&
+                is_kind_supported(o.get_kind()))
                 fail(status::invalid_data_type, "op ", o.get_id(), ": input tensor ", lt.get_id(),
                      " has no data type and no producer to infer it from");
         }
-        if (o.get_kind() != op::kind::End) {
-            detail::validate_op(o); // input types are all known now
-            const auto &a = o.inputs_[0], &b = o.inputs_[1];
+        for (auto &lt : access::outputs(o)) lt = tensors.at(lt.get_id());
+        if (is_kind_supported(o.get_kind())) {
+            detail::validate_binary_types(o); // the types known now
+            const auto &a = o.get_inputs()[0], &b = o.get_inputs()[1];
             data_type dt = detail::binary_output_type(o.get_kind(), a.get_data_type(), b.get_data_type());
-            logical_tensor inferred = with_type(o.outputs_[0], dt);
+            logical_tensor inferred = with_type(o.get_outputs()[0], dt);
             if (a.get_ndims() >= 0 && b.get_ndims() >= 0)
                 inferred = with_shape(
-                    o.outputs_[0], dt,
+                    o.get_outputs()[0], dt,
                     detail::infer_binary_shape(o, detail::read_broadcast_rule(o), a.get_dims(), b.get_dims()));
-            logical_tensor &out = tensors.at(o.outputs_[0].get_id());
+            logical_tensor &out = tensors.at(o.get_outputs()[0].get_id());
             out = merge_descriptors(out, inferred, o.get_id());
-            o.outputs_[0] = out;
+            access::outputs(o)[0] = out;
         }
         ordered.push_back(std::move(o));
     }
     ops = std::move(ordered);
-    impl_->finalized = true;
+    g.finalized = true;
 }
 
-std::vector<partition> graph::get_partitions(partition::policy p) {
-    if (!impl_->finalized)
-        fail(status::invalid_graph, "get_partitions: graph is not finalized (call finalize() first)");
-    std::vector<partition> result;
-    for (auto &region : detail::find_partitions(impl_->ops, p)) {
-        region.id = result.size();
-        region.engine_kind = impl_->engine_kind;
-        partition part;
-        part.impl_ = std::make_shared<const detail::partition_impl>(std::move(region));
-        result.push_back(std::move(part));
+} // namespace detail
+
+graph::graph(engine::kind k) : graph(k, fpmath_mode::strict) {}
+
+graph::graph(engine::kind k, fpmath_mode mode) : impl_(std::make_shared<detail::graph_impl>()) {
+    check_engine_kind(k);
+    check_fpmath_mode(mode);
+    impl_->id = next_graph_id++;
+    impl_->engine_kind = k;
+    impl_->math = mode;
+}
+
+void graph::set_fpmath_mode(fpmath_mode mode, bool apply_to_int) {
+    check_fpmath_mode(mode);
+    if (impl_->finalized) fail(status::invalid_graph, "set_fpmath_mode: graph is already finalized");
+    impl_->math = mode;
+    impl_->math_applies_to_int = apply_to_int;
+}
+
+void graph::get_fpmath_mode(fpmath_mode &mode, bool &apply_to_int) const {
+    mode = impl_->math;
+    apply_to_int = impl_->math_applies_to_int;
+}
+
+bool graph::is_finalized() const { return impl_->finalized; }
+
+status graph::add_op(const op &o, bool allow_exception) {
+    try {
+        if (impl_->finalized) fail(status::invalid_graph, "op ", o.get_id(), ": graph is already finalized");
+        for (const op &existing : impl_->ops)
+            if (existing.get_id() == o.get_id())
+                fail(status::invalid_graph, "op ", o.get_id(), ": op id is already in the graph");
+        detail::validate_op(o);
+        impl_->ops.push_back(o);
+    } catch (const error &e) {
+        if (allow_exception) throw;
+        return e.get_status();
     }
-    return result;
+    return status::success;
+}
+
+void graph::finalize() {
+    if (impl_->finalized) return;
+    detail::finalize_graph(*impl_);
+    detail::dump_graph(*impl_);
 }
 
 } // namespace fusebox

@@ -1,64 +1,97 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "interface/errors.hpp"
+#include "common/errors.hpp"
+#include "interface/dtype.hpp"
 
 namespace fusebox {
 namespace {
 
-logical_tensor::dims dense_strides(const logical_tensor::dims &shape) {
-    logical_tensor::dims s(shape.size(), 1);
+using dims = logical_tensor::dims;
+
+bool is_unknown(int64_t d) { return d == logical_tensor::unknown_dim || d == FUSEBOX_UNKNOWN_DIM; }
+
+dims dense_strides(const dims &shape) {
+    dims s(shape.size(), 1);
     for (size_t i = shape.size(); i-- > 1;)
         if (__builtin_mul_overflow(s[i], std::max<int64_t>(shape[i], 1), &s[i - 1]))
             s[i - 1] = INT64_MAX; // unaddressable; get_mem_size() reports 0 and compile rejects it
     return s;
 }
 
-bool all_known(const logical_tensor::dims &d) {
+bool all_known(const dims &d) {
     return std::all_of(d.begin(), d.end(), [](int64_t v) { return v >= 0; });
 }
 
-void check_dims(size_t id, const logical_tensor::dims &shape) {
+// Enumerators and dims are checked where they enter the library.
+void check_descriptor(size_t id, data_type dt, const dims &shape, logical_tensor::layout_type lt,
+                      logical_tensor::property_type pt) {
+    if (!detail::is_valid(dt))
+        detail::fail(status::invalid_arguments, "logical tensor ", id, ": data type value ", static_cast<int>(dt),
+                     " is not a fusebox data_type");
+    using layout = logical_tensor::layout_type;
+    if (lt != layout::undef && lt != layout::any && lt != layout::strided && lt != layout::opaque)
+        detail::fail(status::invalid_arguments, "logical tensor ", id, ": layout type value ", static_cast<int>(lt),
+                     " is not a layout_type");
+    using property = logical_tensor::property_type;
+    if (pt != property::undef && pt != property::variable && pt != property::constant)
+        detail::fail(status::invalid_arguments, "logical tensor ", id, ": property type value ", static_cast<int>(pt),
+                     " is not a property_type");
     for (int64_t d : shape)
-        if (d < logical_tensor::unknown_dim)
+        if (d < 0 && !is_unknown(d))
             detail::fail(status::invalid_shape, "logical tensor ", id, ": dim ", d, " in shape ",
                          detail::shape_str(shape), " is negative");
 }
 
 } // namespace
 
-error::error(status s, std::string message) : status_(s), message_("fusebox: " + std::move(message)) {}
-
 logical_tensor::logical_tensor(size_t id, data_type dt, dims shape, layout_type lt, property_type pt)
     : id_(id), data_type_(dt), ndims_(static_cast<int32_t>(shape.size())), dims_(std::move(shape)), layout_(lt),
       property_(pt) {
-    check_dims(id, dims_);
+    check_descriptor(id, dt, dims_, lt, pt);
     if (layout_ == layout_type::strided && all_known(dims_)) strides_ = dense_strides(dims_);
 }
 
 logical_tensor::logical_tensor(size_t id, data_type dt, dims shape, dims strides, property_type pt)
     : id_(id), data_type_(dt), ndims_(static_cast<int32_t>(shape.size())), dims_(std::move(shape)),
       strides_(std::move(strides)), layout_(layout_type::strided), property_(pt) {
-    check_dims(id, dims_);
+    check_descriptor(id, dt, dims_, layout_, pt);
     if (strides_.size() != dims_.size())
         detail::fail(status::invalid_shape, "logical tensor ", id, ": ", strides_.size(), " strides for ", dims_.size(),
                      " dims");
 }
 
-logical_tensor::logical_tensor(size_t id, data_type dt, layout_type lt) : id_(id), data_type_(dt), layout_(lt) {}
+logical_tensor::logical_tensor(size_t id, data_type dt, int32_t ndims, layout_type lt, property_type pt)
+    : id_(id), data_type_(dt), ndims_(ndims), layout_(lt), property_(pt) {
+    check_descriptor(id, dt, {}, lt, pt);
+    if (ndims < FUSEBOX_UNKNOWN_NDIMS)
+        detail::fail(status::invalid_shape, "logical tensor ", id, ": ndims ", ndims, " is negative");
+    if (ndims > 0) dims_.assign(static_cast<size_t>(ndims), FUSEBOX_UNKNOWN_DIM);
+}
+
+logical_tensor::logical_tensor(size_t id, data_type dt, layout_type lt) : id_(id), data_type_(dt), layout_(lt) {
+    check_descriptor(id, dt, {}, lt, property_);
+}
+
+size_t logical_tensor::get_layout_id() const {
+    if (layout_ != layout_type::opaque)
+        detail::fail(status::invalid_arguments, "logical tensor ", id_,
+                     ": get_layout_id needs an opaque layout (fusebox only produces strided layouts)");
+    return 0;
+}
 
 bool logical_tensor::has_known_shape() const { return ndims_ >= 0 && all_known(dims_); }
 
 size_t logical_tensor::get_mem_size() const {
     if (!has_known_shape() || data_type_ == data_type::undef) return 0;
-    // Without strides (layout any) the tensor would be dense.
-    const dims &strides = strides_.size() == dims_.size() ? strides_ : dense_strides(dims_);
+    // Without usable strides (layout any, unknown strides) the tensor would be dense.
+    const bool strided = strides_.size() == dims_.size() && all_known(strides_);
+    const dims &strides = strided ? strides_ : dense_strides(dims_);
     int64_t last = 0; // offset of the last element, in elements
     for (size_t i = 0; i < dims_.size(); ++i) {
         if (dims_[i] == 0) return 0;
         int64_t step;
-        if (__builtin_mul_overflow(dims_[i] - 1, std::abs(strides[i]), &step) ||
-            __builtin_add_overflow(last, step, &last))
+        if (__builtin_mul_overflow(dims_[i] - 1, strides[i], &step) || __builtin_add_overflow(last, step, &last))
             return 0; // not addressable: compile rejects such tensors
     }
     size_t bytes;
@@ -71,20 +104,4 @@ bool logical_tensor::is_equal(const logical_tensor &o) const {
            layout_ == o.layout_ && strides_ == o.strides_;
 }
 
-namespace detail {
-
-std::string shape_str(const logical_tensor::dims &d) {
-    std::string s = "[";
-    for (size_t i = 0; i < d.size(); ++i) {
-        if (i) s += ",";
-        s += d[i] < 0 ? "?" : std::to_string(d[i]);
-    }
-    return s + "]";
-}
-
-std::string shape_str(const logical_tensor &lt) {
-    return lt.get_ndims() < 0 ? std::string("[?]") : shape_str(lt.get_dims());
-}
-
-} // namespace detail
 } // namespace fusebox

@@ -3,21 +3,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include "common/errors.hpp"
 #include "interface/dtype.hpp"
-#include "interface/errors.hpp"
+#include "interface/op_registry.hpp"
 
 namespace fusebox::detail {
 namespace {
-
-const char *attr_name(op::attr a) {
-    switch (a) {
-    case op::attr::auto_broadcast: return "auto_broadcast";
-    case op::attr::broadcast: return "broadcast";
-    case op::attr::axis: return "axis";
-    case op::attr::consumed_inputs: return "consumed_inputs";
-    }
-    return "unknown";
-}
 
 template <typename T> const T &attr_as(const op &o, op::attr a, const char *type_name) {
     const auto &v = o.get_attrs().at(a);
@@ -27,30 +18,45 @@ template <typename T> const T &attr_as(const op &o, op::attr a, const char *type
     return std::get<T>(v);
 }
 
-void check_arity(const op &o, size_t n_in, size_t n_out) {
-    if (o.get_inputs().size() != n_in || o.get_outputs().size() != n_out)
-        fail(status::invalid_arguments, "op ", o.get_id(), " (", op_kind_name(o.get_kind()), "): expects ", n_in,
-             " inputs and ", n_out, " outputs, got ", o.get_inputs().size(), " and ", o.get_outputs().size());
+std::string count_text(int lo, int hi) {
+    if (lo == hi) return std::to_string(lo);
+    if (hi == kUnbounded) return "at least " + std::to_string(lo);
+    return std::to_string(lo) + " to " + std::to_string(hi);
+}
+
+bool within(size_t n, int lo, int hi) {
+    return static_cast<int64_t>(n) >= lo && (hi == kUnbounded || static_cast<int64_t>(n) <= hi);
+}
+
+void check_arity(const op &o, const op_kind_info &k) {
+    const size_t n_in = o.get_inputs().size(), n_out = o.get_outputs().size();
+    if (!within(n_in, k.inputs_min, k.inputs_max) || !within(n_out, k.outputs_min, k.outputs_max))
+        fail(status::invalid_arguments, "op ", o.get_id(), " (", k.name, "): expects ",
+             count_text(k.inputs_min, k.inputs_max), " inputs and ", count_text(k.outputs_min, k.outputs_max),
+             " outputs, got ", n_in, " and ", n_out);
+}
+
+// Every attribute must be one fusebox knows, holding a value of its type.
+void check_attribute_types(const op &o, const op_kind_info &k) {
+    for (const auto &[a, value] : o.get_attrs()) {
+        const attr_info *info = find_attr(a);
+        if (!info)
+            fail(status::invalid_arguments, "op ", o.get_id(), " (", k.name, "): unknown attribute ",
+                 static_cast<int>(a));
+        if (type_of(value) != info->type)
+            fail(status::invalid_arguments, "op ", o.get_id(), " (", k.name, "): attribute ", info->name, " must be ",
+                 attr_type_name(info->type), ", got ", attr_type_name(type_of(value)));
+    }
 }
 
 bool numel_is_one(const dims &d) {
     return std::all_of(d.begin(), d.end(), [](int64_t v) { return v == 1; });
 }
 
-} // namespace
-
-void validate_op(const op &o) {
+// Add and Equal: the attributes of their ONNX and oneDNN Graph versions.
+void check_binary_attributes(const op &o) {
     const size_t id = o.get_id();
     const char *kind = op_kind_name(o.get_kind());
-    if (o.get_kind() == op::kind::End) {
-        check_arity(o, 1, 0);
-        if (!o.get_attrs().empty()) fail(status::invalid_arguments, "op ", id, " (End): takes no attributes");
-        return;
-    }
-    if (o.get_kind() != op::kind::Add && o.get_kind() != op::kind::Equal)
-        fail(status::unimplemented, "op ", id, ": unknown op kind ", static_cast<int>(o.get_kind()));
-    check_arity(o, 2, 1);
-
     const auto &attrs = o.get_attrs();
     for (const auto &[a, value] : attrs) {
         switch (a) {
@@ -74,7 +80,9 @@ void validate_op(const op &o) {
                      "): consumed_inputs is an attribute of Add-1 only");
             attr_as<std::vector<int64_t>>(o, a, "a list of integers");
             break;
-        default: fail(status::invalid_arguments, "op ", id, " (", kind, "): unknown attribute ", static_cast<int>(a));
+        default:
+            fail(status::invalid_arguments, "op ", id, " (", kind, "): unknown attribute ",
+                 find_attr(a) ? attr_name(a) : std::to_string(static_cast<int>(a)).c_str(), " for ", kind);
         }
     }
     if (attrs.count(op::attr::auto_broadcast) && attrs.count(op::attr::broadcast))
@@ -82,10 +90,30 @@ void validate_op(const op &o) {
              "): auto_broadcast and the legacy broadcast attribute cannot both be set");
     if (attrs.count(op::attr::axis) && read_broadcast_rule(o).k != broadcast_rule::kind::legacy_unidirectional)
         fail(status::invalid_arguments, "op ", id, " (", kind, "): axis requires broadcast=1");
+}
 
+} // namespace
+
+void validate_op(const op &o) {
+    const size_t id = o.get_id();
+    const op_kind_info *info = find_kind(o.get_kind());
+    if (!info) fail(status::unimplemented, "op ", id, ": unknown op kind ", static_cast<int>(o.get_kind()));
+    check_arity(o, *info);
+    if (o.get_kind() == op::kind::End) {
+        if (!o.get_attrs().empty()) fail(status::invalid_arguments, "op ", id, " (End): takes no attributes");
+        return;
+    }
+    if (!info->runs) return check_attribute_types(o, *info);
+    check_binary_attributes(o);
+    validate_binary_types(o);
+}
+
+void validate_binary_types(const op &o) {
+    const size_t id = o.get_id();
+    const char *kind = op_kind_name(o.get_kind());
     const data_type a = o.get_inputs()[0].get_data_type(), b = o.get_inputs()[1].get_data_type();
     const data_type out = o.get_outputs()[0].get_data_type();
-    if (a == data_type::undef || b == data_type::undef) return; // inferred from producers at finalize
+    if (a == data_type::undef || b == data_type::undef) return; // inferred later
     const data_type expected = binary_output_type(o.get_kind(), a, b);
     if (expected == data_type::undef)
         fail(status::invalid_data_type, "op ", id, " (", kind, "): input types (", data_type_name(a), ", ",
@@ -141,7 +169,7 @@ dims infer_binary_shape(const op &o, const broadcast_rule &r, const dims &a, con
         int64_t rank_a = static_cast<int64_t>(a.size()), rank_b = static_cast<int64_t>(b.size());
         int64_t axis = r.axis.value_or(rank_a - rank_b);
         if (axis < 0 && r.axis) axis += rank_a;
-        if (rank_b > rank_a || axis < 0 || axis + rank_b > rank_a)
+        if (rank_b > rank_a || axis < 0 || axis > rank_a - rank_b) // (axis + rank_b could overflow)
             incompatible(r.axis
                              ? "do not satisfy the legacy broadcast rule at the given axis"
                              : "do not satisfy the legacy broadcast rule (B is neither one element nor a suffix of A)");

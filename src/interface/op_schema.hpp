@@ -15,9 +15,13 @@ struct broadcast_rule {
     std::optional<int64_t> axis; // legacy_unidirectional only
 };
 
-/// Checks arity, attribute names/types/values and the input types that are
-/// known; throws error naming the op id.
+/// Checks an op as add_op receives it: a known kind, the arity of its schema,
+/// attribute types; for Add and Equal also attribute values and the input
+/// types that are known. Throws error naming the op id.
 void validate_op(const op &o);
+
+/// The type rule of Add/Equal for the input and output types that are known.
+void validate_binary_types(const op &o);
 
 /// The broadcast rule of a validated Add/Equal.
 broadcast_rule read_broadcast_rule(const op &o);

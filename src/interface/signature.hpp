@@ -3,7 +3,10 @@
 #pragma once
 
 #include <charconv>
+#include <cstring>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "fusebox/fusebox.hpp"
 
@@ -11,6 +14,12 @@ namespace fusebox::detail {
 
 struct signature_builder {
     std::string s;
+
+    static int64_t bits(float f) {
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        return u;
+    }
 
     signature_builder &num(int64_t v) {
         char buf[24];
@@ -22,6 +31,26 @@ struct signature_builder {
     signature_builder &text(const std::string &t) {
         s += t;
         s.push_back(',');
+        return *this;
+    }
+    /// An attribute value, its type included (floats by their bits).
+    signature_builder &attr(const op::attr_value &v) {
+        num(static_cast<int64_t>(v.index()));
+        std::visit(
+            [&](const auto &x) {
+                using T = std::decay_t<decltype(x)>;
+                if constexpr (std::is_same_v<T, std::string>)
+                    text(x);
+                else if constexpr (std::is_same_v<T, std::vector<int64_t>>)
+                    for (int64_t e : x) num(e);
+                else if constexpr (std::is_same_v<T, std::vector<float>>)
+                    for (float e : x) num(bits(e));
+                else if constexpr (std::is_same_v<T, float>)
+                    num(bits(x));
+                else
+                    num(static_cast<int64_t>(x));
+            },
+            v);
         return *this;
     }
     /// Id, type, layout, rank, dims and strides.

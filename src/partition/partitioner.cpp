@@ -1,35 +1,38 @@
-// Fusion rule: an op joins the partition of the op producing one of its
-// inputs when that tensor is consumed by this op alone and is not a graph
-// output (no End, not a leaf). Add and Equal are elementwise, so every
-// partition is a tree of ops with one output: its root.
+// Fusion rule: an op fusebox runs joins the partition of the op producing
+// one of its inputs when that producer is fusible too and the tensor is
+// consumed by this op alone and is not a graph output (no End, not a leaf).
+// Add and Equal are elementwise, so every fused partition is a tree of ops
+// with one output: its root. No tensor inside a partition is read outside it,
+// so a framework op that reads a tensor keeps that tensor materialized.
+//
+// Partitions come in the order of their last op. That order is a valid
+// schedule: every input of a partition is produced by the root (last op) of
+// an earlier partition, since an op inside a partition has no outside consumer.
 #include "partition/partitioner.hpp"
-
-#include "interface/signature.hpp"
 
 #include <algorithm>
 #include <map>
 #include <numeric>
 
-namespace fusebox::detail {
+#include "common/errors.hpp"
+#include "interface/handles.hpp"
+#include "interface/op_schema.hpp"
+#include "interface/signature.hpp"
+
+namespace fusebox {
+namespace detail {
 namespace {
 
-bool fusible(op::kind k) { return k == op::kind::Add || k == op::kind::Equal; }
+bool fusible(op::kind k) { return is_kind_supported(k); }
 
-// Ops, attributes, tensor ids/types and the port descriptors that compile
-// checks given tensors against.
+// Ops, attributes, tensor ids/types, math mode and the port descriptors that
+// compile checks given tensors against.
 std::string signature(const partition_impl &part) {
     signature_builder b;
+    b.num(static_cast<int>(part.math));
     for (const op &o : part.ops) {
         b.num(static_cast<int>(o.get_kind()));
-        for (const auto &[a, v] : o.get_attrs()) {
-            b.num(static_cast<int>(a));
-            if (auto *str = std::get_if<std::string>(&v))
-                b.text(*str);
-            else if (auto *i = std::get_if<int64_t>(&v))
-                b.num(*i);
-            else
-                for (int64_t x : std::get<std::vector<int64_t>>(v)) b.num(x);
-        }
+        for (const auto &[a, v] : o.get_attrs()) b.num(static_cast<int>(a)).attr(v);
         for (const auto *list : {&o.get_inputs(), &o.get_outputs()})
             for (const auto &t : *list)
                 b.num(static_cast<int64_t>(t.get_id())).num(static_cast<int>(t.get_data_type()));
@@ -40,9 +43,15 @@ std::string signature(const partition_impl &part) {
     return std::move(b.s);
 }
 
+void add_unique(std::vector<logical_tensor> &list, const logical_tensor &lt) {
+    if (std::none_of(list.begin(), list.end(), [&](const logical_tensor &x) { return x.get_id() == lt.get_id(); }))
+        list.push_back(lt);
+}
+
 } // namespace
 
-std::vector<partition_impl> find_partitions(const std::vector<op> &ops, partition::policy p) {
+std::vector<partition_impl> find_partitions(const graph_impl &g, partition::policy p) {
+    const std::vector<op> &ops = g.ops;
     std::map<size_t, size_t> producer;               // tensor id -> op index
     std::map<size_t, std::vector<size_t>> consumers; // tensor id -> op indices, one per use
     for (size_t i = 0; i < ops.size(); ++i) {
@@ -73,26 +82,83 @@ std::vector<partition_impl> find_partitions(const std::vector<op> &ops, partitio
     // Build partitions in the order of their roots (the last op of each region).
     std::map<size_t, std::vector<size_t>> members; // root -> op indices in execution order
     for (size_t i = 0; i < ops.size(); ++i)
-        if (fusible(ops[i].get_kind())) members[find(i)].push_back(i);
+        if (ops[i].get_kind() != op::kind::End) members[find(i)].push_back(i);
     std::vector<partition_impl> result;
     for (const auto &[root, idx] : members) {
         partition_impl part;
+        part.graph_id = g.id;
+        part.engine_kind = g.engine_kind;
+        part.math = g.math;
+        part.supported = fusible(ops[root].get_kind());
         std::map<size_t, bool> produced_inside;
         for (size_t i : idx) {
             part.ops.push_back(ops[i]);
             for (const auto &lt : ops[i].get_outputs()) produced_inside[lt.get_id()] = true;
         }
         for (const op &o : part.ops)
-            for (const auto &lt : o.get_inputs()) {
-                bool seen = std::any_of(part.inputs.begin(), part.inputs.end(),
-                                        [&](const logical_tensor &x) { return x.get_id() == lt.get_id(); });
-                if (!produced_inside.count(lt.get_id()) && !seen) part.inputs.push_back(lt);
-            }
+            for (const auto &lt : o.get_inputs())
+                if (!produced_inside.count(lt.get_id())) add_unique(part.inputs, lt);
         part.outputs = ops[root].get_outputs();
-        part.signature = signature(part);
+        if (part.supported) part.signature = signature(part);
         result.push_back(std::move(part));
     }
     return result;
 }
 
-} // namespace fusebox::detail
+} // namespace detail
+
+using detail::access;
+using detail::fail;
+
+std::vector<partition> graph::get_partitions(partition::policy p) {
+    if (!impl_->finalized)
+        fail(status::invalid_graph, "get_partitions: graph is not finalized (call finalize() first)");
+    if (p != partition::policy::fusion && p != partition::policy::debug)
+        fail(status::invalid_arguments, "get_partitions: policy value ", static_cast<int>(p), " is not a policy");
+    std::vector<partition> result;
+    for (auto &region : detail::find_partitions(*impl_, p)) {
+        region.id = result.size();
+        partition part;
+        access::impl(part) = std::make_shared<const detail::partition_impl>(std::move(region));
+        result.push_back(std::move(part));
+    }
+    return result;
+}
+
+partition::partition(const op &o, engine::kind k) {
+    if (k != engine::kind::cpu)
+        fail(status::invalid_arguments, "partition: only engine::kind::cpu exists (got kind ", static_cast<int>(k),
+             ")");
+    if (o.get_kind() == op::kind::End) fail(status::invalid_arguments, "partition: an End op forms no partition");
+    detail::validate_op(o);
+    detail::graph_impl g;
+    g.engine_kind = k;
+    g.ops = {o};
+    detail::finalize_graph(g);
+    auto parts = detail::find_partitions(g, policy::debug);
+    impl_ = std::make_shared<const detail::partition_impl>(std::move(parts.at(0)));
+}
+
+size_t partition::get_id() const { return impl_ ? impl_->id : 0; }
+
+std::vector<size_t> partition::get_ops() const {
+    std::vector<size_t> ids;
+    if (impl_)
+        for (const op &o : impl_->ops) ids.push_back(o.get_id());
+    return ids;
+}
+
+size_t partition::get_ops_num() const { return impl_ ? impl_->ops.size() : 0; }
+bool partition::is_supported() const { return impl_ && impl_->supported; }
+std::vector<logical_tensor> partition::get_input_ports() const {
+    return impl_ ? impl_->inputs : std::vector<logical_tensor>{};
+}
+std::vector<logical_tensor> partition::get_output_ports() const {
+    return impl_ ? impl_->outputs : std::vector<logical_tensor>{};
+}
+engine::kind partition::get_engine_kind() const {
+    if (!impl_) fail(status::invalid_arguments, "partition is empty (default-constructed)");
+    return impl_->engine_kind;
+}
+
+} // namespace fusebox

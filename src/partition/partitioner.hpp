@@ -5,9 +5,9 @@
 
 namespace fusebox::detail {
 
-/// `ops` are in execution order with inferred logical tensors. Returns the
-/// partitions (ids unset) in a valid execution order. End ops belong to no
-/// partition.
-std::vector<partition_impl> find_partitions(const std::vector<op> &ops, partition::policy p);
+/// Partitions of the finalized graph `g` (ids unset) in a valid execution
+/// order: every op but End in exactly one. Ops fusebox runs are fused under
+/// policy::fusion; every other op is a partition of its own, not supported.
+std::vector<partition_impl> find_partitions(const graph_impl &g, partition::policy p);
 
 } // namespace fusebox::detail

@@ -4,32 +4,37 @@
 #include <new>
 #include <sstream>
 
+#include "common/errors.hpp"
+#include "common/verbose.hpp"
 #include "compile/compiled_impl.hpp"
-#include "interface/errors.hpp"
-#include "runtime/verbose.hpp"
+#include "interface/handles.hpp"
 
 namespace fusebox {
 namespace {
 
+using detail::access;
 using detail::fail;
 
-const tensor &find_tensor(const std::vector<tensor> &ts, const logical_tensor &port, const char *what) {
-    for (const auto &t : ts)
-        if (t.get_logical_tensor().get_id() == port.get_id()) return t;
+const detail::tensor_impl &find_tensor(const std::vector<tensor> &ts, const logical_tensor &port, const char *what) {
+    for (const auto &t : ts) {
+        const auto &impl = access::impl(t);
+        if (!impl) fail(status::invalid_arguments, "execute: an empty (default-constructed) tensor was given");
+        if (impl->lt.get_id() == port.get_id()) return *impl;
+    }
     fail(status::invalid_arguments, "execute: no tensor given for ", what, " tensor id ", port.get_id());
 }
 
-const void *checked_handle(const tensor &t, const logical_tensor &port, const char *what) {
-    const logical_tensor lt = t.get_logical_tensor();
+void *checked_handle(const detail::tensor_impl &t, const logical_tensor &port, const char *what) {
+    const logical_tensor &lt = t.lt;
     const bool strides_ok = lt.get_strides().empty() || lt.get_strides() == port.get_strides();
     if (lt.get_data_type() != port.get_data_type() || lt.get_dims() != port.get_dims() || !strides_ok)
         fail(status::invalid_arguments, "execute: ", what, " tensor id ", port.get_id(), " is ",
              data_type_name(lt.get_data_type()), detail::shape_str(lt), " strides ",
              detail::shape_str(lt.get_strides()), " but was compiled as ", data_type_name(port.get_data_type()),
              detail::shape_str(port), " strides ", detail::shape_str(port.get_strides()));
-    if (!t.get_data_handle() && port.get_mem_size() > 0)
+    if (!t.handle && port.get_mem_size() > 0)
         fail(status::invalid_arguments, "execute: ", what, " tensor id ", port.get_id(), " has a null data handle");
-    return t.get_data_handle();
+    return t.handle;
 }
 
 bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
@@ -55,22 +60,23 @@ std::vector<std::pair<size_t, size_t>> compiled_partition::query_inplace_ports()
 
 std::string compiled_partition::get_impl_info() const { return impl_ ? impl_->core->k->info() : std::string("none"); }
 
-void compiled_partition::execute(stream &, const std::vector<tensor> &inputs,
+void compiled_partition::execute(stream &s, const std::vector<tensor> &inputs,
                                  const std::vector<tensor> &outputs) const {
     if (!impl_) fail(status::invalid_arguments, "execute: compiled partition is empty");
+    const detail::allocator_impl &alloc = detail::allocator_of(s.get_engine());
     const detail::compiled_core &c = *impl_->core;
     const size_t partition_id = impl_->partition_id;
     const auto start = std::chrono::steady_clock::now();
     if (inputs.size() != c.inputs.size() || outputs.size() != 1)
         fail(status::invalid_arguments, "execute: partition ", partition_id, " takes ", c.inputs.size(),
              " inputs and 1 output, got ", inputs.size(), " and ", outputs.size());
-    void *out = const_cast<void *>(checked_handle(find_tensor(outputs, c.output, "output"), c.output, "output"));
+    void *out = checked_handle(find_tensor(outputs, c.output, "output"), c.output, "output");
     const size_t out_size = c.output.get_mem_size();
 
     // An input that overlaps the output other than as a reported in-place
     // pair is read from a copy, so the result is still exact.
     std::vector<const void *> in(c.inputs.size());
-    std::vector<std::vector<unsigned char>> staged;
+    std::vector<detail::scratch_buffer> staged;
     for (size_t p = 0; p < c.inputs.size(); ++p) {
         const logical_tensor &port = c.inputs[p];
         in[p] = checked_handle(find_tensor(inputs, port, "input"), port, "input");
@@ -79,18 +85,12 @@ void compiled_partition::execute(stream &, const std::vector<tensor> &inputs,
         bool inplace = false;
         for (const auto &[i, o] : c.inplace) inplace = inplace || (i == port.get_id() && in[p] == out);
         if (inplace) continue;
-        try {
-            staged.emplace_back(static_cast<const unsigned char *>(in[p]),
-                                static_cast<const unsigned char *>(in[p]) + size);
-        } catch (const std::bad_alloc &) {
-            fail(status::out_of_memory, "execute: partition ", partition_id,
-                 ": no memory for a copy of input tensor id ", port.get_id(), ", which overlaps the output (", size,
-                 " bytes)");
-        }
+        staged.emplace_back(alloc, size, "a copy of an input that overlaps the output");
+        std::memcpy(staged.back().data(), in[p], size);
         in[p] = staged.back().data();
     }
     try {
-        c.k->execute(in.data(), out);
+        c.k->execute(in.data(), out, detail::exec_context{alloc});
     } catch (const std::bad_alloc &) {
         fail(status::out_of_memory, "execute: partition ", partition_id, ": out of memory");
     }

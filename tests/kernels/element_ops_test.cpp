@@ -57,11 +57,11 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
         SCOPED_TRACE(ops->isa);
         for (dt x : all) {
             for (dt y : all)
-                if (binary_fn fn = ops->add[static_cast<int>(x)][static_cast<int>(y)]) {
+                if (binary_fn fn = ops->add[detail::dtype_index(x)][detail::dtype_index(y)]) {
                     check_loop(fn, op::kind::Add, x, y, x == y ? x : dt::f32, ops->isa);
                     ++checked;
                 }
-            if (binary_fn fn = ops->equal[static_cast<int>(x)]) {
+            if (binary_fn fn = ops->equal[detail::dtype_index(x)]) {
                 check_loop(fn, op::kind::Equal, x, x, dt::boolean, ops->isa);
                 ++checked;
             }

@@ -7,17 +7,18 @@
 #include <cstdint>
 #include <vector>
 
-#include "fusebox/fusebox.hpp"
+#include "interface/dtype.hpp"
 
 namespace fusebox::detail {
 
 using binary_fn = void (*)(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n, bool stream);
 
-/// The loops of one instruction set, indexed by data_type.
+/// The loops of one instruction set, indexed by dtype_index().
 struct element_ops {
-    const char *isa;       // e.g. "AVX3", "AVX2"
-    binary_fn add[16][16]; // [a][b]: out = a + b; integers wrap, f16/bf16 computed in f32 and rounded once
-    binary_fn equal[16];   // out = (a == b) as boolean bytes
+    const char *isa; // e.g. "AVX3", "AVX2"
+    binary_fn add[kNumDataTypes]
+                 [kNumDataTypes];   // [a][b]: out = a + b; integers wrap, f16/bf16 computed in f32 and rounded once
+    binary_fn equal[kNumDataTypes]; // out = (a == b) as boolean bytes
 };
 
 /// The best loops for this CPU (chosen once).

@@ -12,14 +12,19 @@
 
 #include <hwy/cache_control.h>
 
-#include "interface/errors.hpp"
+#include "common/errors.hpp"
+#include "common/parallel.hpp"
 #include "kernels/native/binary_ops.hpp"
-#include "runtime/parallel.hpp"
 
 namespace fusebox::detail {
 namespace {
 
-constexpr int64_t kBlock = 512;
+// Elements per block: intermediates of a block stay in L1. Scratch for up to
+// kStackScratch bytes lives on the stack; larger expressions take smaller
+// blocks, and beyond kMinBlock elements per block their scratch comes from
+// the engine's allocator.
+constexpr int64_t kMaxBlock = 512, kMinBlock = 64;
+constexpr size_t kStackScratch = 32 << 10;
 
 void copy_elements(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n, size_t es) {
     auto *d = static_cast<unsigned char *>(dst);
@@ -44,7 +49,11 @@ class native_expr_kernel final : public kernel {
 public:
     explicit native_expr_kernel(const fused_expr &e) : shape_(e.shape), out_strides_(e.out_strides), total_(e.numel()) {
         out_size_ = data_type_size(e.output.get_data_type());
-        auto slot = [&](size_t bytes) { return std::exchange(scratch_bytes_, scratch_bytes_ + kBlock * bytes); };
+        size_t slot_bytes = 8 * e.nodes.size(); // scratch per element of a block
+        for (const auto &o : e.operands) slot_bytes += data_type_size(e.inputs[o.port].get_data_type());
+        block_ = kMaxBlock;
+        while (block_ > kMinBlock && block_ * slot_bytes > kStackScratch) block_ /= 2;
+        auto slot = [&](size_t bytes) { return std::exchange(scratch_bytes_, scratch_bytes_ + block_ * bytes); };
         for (const auto &o : e.operands) {
             size_t es = data_type_size(e.inputs[o.port].get_data_type());
             operands_.push_back({o.port, es, o.strides, slot(es)});
@@ -55,7 +64,7 @@ public:
         stream_ = total_bytes_ >= stream_threshold_bytes();
         const element_ops &ops = element_ops_for_cpu();
         for (const auto &n : e.nodes) {
-            const int ta = static_cast<int>(n.in_dt[0]), tb = static_cast<int>(n.in_dt[1]);
+            const int ta = dtype_index(n.in_dt[0]), tb = dtype_index(n.in_dt[1]);
             node_plan p{n.kind == op::kind::Add ? ops.add[ta][tb] : (ta == tb ? ops.equal[ta] : nullptr),
                         {n.arg[0], n.arg[1]},
                         slot(8)};
@@ -68,16 +77,23 @@ public:
 
     std::string info() const override { return std::string("native:expr:") + element_ops_for_cpu().isa; }
 
-    void execute(const void *const *inputs, void *output) const override {
+    void execute(const void *const *inputs, void *output, const exec_context &ctx) const override {
         if (total_ == 0) return;
         const int chunks = static_cast<int>(std::min<int64_t>(plan_chunks(total_bytes_), total_));
-        parallel_chunks(chunks, [&](int c) { run(inputs, output, total_ * c / chunks, total_ * (c + 1) / chunks); });
+        parallel_chunks(chunks, [&](int c) {
+            const int64_t begin = total_ * c / chunks, end = total_ * (c + 1) / chunks;
+            if (scratch_bytes_ <= kStackScratch) {
+                alignas(64) unsigned char scratch[kStackScratch];
+                run(inputs, output, begin, end, scratch);
+            } else {
+                scratch_buffer scratch(ctx.alloc, scratch_bytes_, "the scratch of a large fused partition");
+                run(inputs, output, begin, end, scratch.data());
+            }
+        });
     }
 
 private:
-    void run(const void *const *inputs, void *output, int64_t begin, int64_t end) const {
-        thread_local std::vector<unsigned char> scratch;
-        if (scratch.size() < scratch_bytes_) scratch.resize(scratch_bytes_);
+    void run(const void *const *inputs, void *output, int64_t begin, int64_t end, unsigned char *scratch) const {
         const size_t rank = shape_.size();
         std::vector<int64_t> idx(rank);
         for (size_t d = rank, rest = begin; d-- > 0;) idx[d] = rest % shape_[d], rest /= shape_[d];
@@ -94,9 +110,9 @@ private:
             int64_t out_off = 0;
             for (size_t d = 0; d < rank; ++d) out_off += idx[d] * out_strides_[d];
             auto *out = static_cast<unsigned char *>(output) + out_off * out_size_;
-            for (int64_t b = 0; b < row; b += kBlock)
-                eval_block(scratch.data(), ptr, view.data(), stride.data(), b,
-                           out + b * out_strides_[rank - 1] * out_size_, std::min(kBlock, row - b));
+            for (int64_t b = 0; b < row; b += block_)
+                eval_block(scratch, ptr, view.data(), stride.data(), b, out + b * out_strides_[rank - 1] * out_size_,
+                           std::min(block_, row - b));
             pos += row;
             idx[rank - 1] += row;
             for (size_t d = rank - 1; d > 0 && idx[d] == shape_[d]; --d) idx[d] = 0, ++idx[d - 1];
@@ -143,6 +159,7 @@ private:
     std::vector<operand_plan> operands_;
     std::vector<node_plan> nodes_;
     size_t out_size_ = 0, scratch_bytes_ = 0;
+    int64_t block_ = kMaxBlock;     // elements per block
     bool stream_ = false;           // non-temporal stores for the output
     int64_t total_;                 // elements of the output
     int64_t bytes_per_element_ = 0; // summed over operands and output

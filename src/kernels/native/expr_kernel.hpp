@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "compile/fused_expr.hpp"
+#include "ir/fused_expr.hpp"
 #include "kernels/kernel.hpp"
 
 namespace fusebox::detail {

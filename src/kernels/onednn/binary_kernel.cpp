@@ -7,7 +7,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
 
-#include "runtime/parallel.hpp"
+#include "common/parallel.hpp"
 
 namespace fusebox::detail {
 namespace {
@@ -24,12 +24,17 @@ dnnl::stream &thread_stream() {
     return s;
 }
 
-// Where oneDNN's binary primitive is exact. bf16 and f16 Add are not: the
-// JIT conversion to bf16 (vcvtneps2bf16) flushes subnormal results to zero,
-// and f16 has no JIT path in oneDNN 2.6. Comparisons read bf16 exactly.
-bool exact_on_onednn(const expr_node &n, memory::data_type &src, memory::data_type &dst) {
+// Where oneDNN's binary primitive is exact (or allowed by the graph's
+// fpmath mode). bf16 and f16 Add are not exact: the JIT conversion to bf16
+// (vcvtneps2bf16) flushes subnormal results to zero, and so does f16's.
+// Comparisons read bf16 exactly.
+bool fits_onednn(const expr_node &n, const onednn_options &opt, memory::data_type &src, memory::data_type &dst) {
     if (n.in_dt[0] != n.in_dt[1]) return false;
     if (n.kind == op::kind::Add && n.in_dt[0] == data_type::f32) return src = dst = memory::data_type::f32, true;
+    if (n.kind == op::kind::Add && n.in_dt[0] == data_type::bf16 && opt.bf16_add_may_flush)
+        return src = dst = memory::data_type::bf16, true;
+    if (n.kind == op::kind::Add && n.in_dt[0] == data_type::f16 && opt.f16_add_may_flush)
+        return src = dst = memory::data_type::f16, true;
     if (n.kind == op::kind::Equal && (n.in_dt[0] == data_type::f32 || n.in_dt[0] == data_type::bf16)) {
         src = n.in_dt[0] == data_type::f32 ? memory::data_type::f32 : memory::data_type::bf16;
         return dst = memory::data_type::u8, true;
@@ -63,7 +68,7 @@ class onednn_binary_kernel final : public kernel {
 public:
     std::string info() const override { return "onednn:" + impl_; }
 
-    void execute(const void *const *inputs, void *output) const override {
+    void execute(const void *const *inputs, void *output, const exec_context &) const override {
         parallel_chunks(static_cast<int>(n_chunks_), [&](int c) {
             single_omp_thread_scope one_thread;
             const chunk_primitive &p = chunks_[c + 1 == n_chunks_ && chunks_.size() > 1 ? 1 : 0];
@@ -112,15 +117,17 @@ std::vector<int> chain_operands(const fused_expr &e) {
 
 } // namespace
 
-std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, std::string &why) {
+std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, const onednn_options &opt, std::string &why) {
     memory::data_type src_dt = memory::data_type::undef, dst_dt = memory::data_type::undef;
     for (const expr_node &node : e.nodes) {
-        if (!exact_on_onednn(node, src_dt, dst_dt))
+        if (!fits_onednn(node, opt, src_dt, dst_dt))
             return why = std::string("oneDNN is not exact for ") + op_kind_name(node.kind) + " of " +
                          data_type_name(node.in_dt[0]) + "," + data_type_name(node.in_dt[1]),
                    nullptr;
         if (e.nodes.size() > 1 && node.kind != op::kind::Add)
             return why = "only chains of Add become oneDNN post-ops", nullptr;
+        if (e.nodes.size() > 1 && src_dt != memory::data_type::f32)
+            return why = "oneDNN's post-ops keep intermediates in f32, not in the declared type", nullptr;
     }
     if (e.shape.size() > DNNL_MAX_NDIMS) return why = "too many dims", nullptr;
     std::vector<int> order = chain_operands(e);

@@ -4,14 +4,20 @@
 #include <memory>
 #include <string>
 
-#include "compile/fused_expr.hpp"
+#include "ir/fused_expr.hpp"
 #include "kernels/kernel.hpp"
 
 namespace fusebox::detail {
 
+/// What the graph's fpmath mode allows beyond exact results.
+struct onednn_options {
+    bool bf16_add_may_flush = false; // bf16 Add results may flush subnormals to zero
+    bool f16_add_may_flush = false;  // f16 Add results may flush subnormals to zero
+};
+
 /// A kernel running `e` as oneDNN binary primitives (one per chunk shape), or
 /// nullptr with the reason in `why` when oneDNN cannot compute `e` exactly
-/// with a non-reference implementation.
-std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, std::string &why);
+/// (or as `opt` allows) with a non-reference implementation.
+std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, const onednn_options &opt, std::string &why);
 
 } // namespace fusebox::detail

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "interface/graph_impl.hpp"
+#include "fusebox/fusebox.hpp"
 
 namespace fusebox::detail {
 
@@ -41,10 +41,5 @@ struct fused_expr {
     /// "Add(f32 x0, f32 x1)->f32 shape=[64,4096] x0:[4096,1] x1:[0,1]".
     std::string to_string() const;
 };
-
-/// Validates the logical tensors given to partition::compile against the
-/// partition's ports and builds the canonical expression.
-fused_expr build_fused_expr(const partition_impl &part, const std::vector<logical_tensor> &inputs,
-                            const std::vector<logical_tensor> &outputs);
 
 } // namespace fusebox::detail

@@ -1,4 +1,4 @@
-#include "runtime/parallel.hpp"
+#include "common/parallel.hpp"
 
 #include <omp.h>
 #include <tbb/parallel_for.h>

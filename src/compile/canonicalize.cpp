@@ -1,11 +1,12 @@
-#include "compile/fused_expr.hpp"
+#include "compile/canonicalize.hpp"
 
 #include <algorithm>
 #include <map>
 #include <numeric>
 #include <sstream>
 
-#include "interface/errors.hpp"
+#include "common/errors.hpp"
+#include "interface/handles.hpp"
 #include "interface/op_schema.hpp"
 
 namespace fusebox::detail {
@@ -45,7 +46,9 @@ void check_addressable(const logical_tensor &lt, const char *what, size_t pid) {
 
 logical_tensor check_input(const logical_tensor &port, const logical_tensor &lt, size_t pid) {
     const size_t id = lt.get_id();
-    if (lt.get_data_type() != port.get_data_type())
+    if (lt.get_data_type() == data_type::undef)
+        fail(status::invalid_data_type, "compile: partition ", pid, ": input tensor ", id, " has no data type");
+    if (port.get_data_type() != data_type::undef && lt.get_data_type() != port.get_data_type())
         fail(status::invalid_data_type, "compile: partition ", pid, ": input tensor ", id, " has type ",
              data_type_name(lt.get_data_type()), ", the partition expects ", data_type_name(port.get_data_type()));
     if (!lt.has_known_shape())
@@ -53,6 +56,9 @@ logical_tensor check_input(const logical_tensor &port, const logical_tensor &lt,
              shape_str(lt));
     if (lt.get_layout_type() == logical_tensor::layout_type::undef)
         fail(status::invalid_arguments, "compile: partition ", pid, ": input tensor ", id, " has an undefined layout");
+    if (lt.get_layout_type() == logical_tensor::layout_type::opaque)
+        fail(status::invalid_arguments, "compile: partition ", pid, ": input tensor ", id,
+             " has an opaque layout; fusebox reads strided layouts only (and never produces opaque ones)");
     if (port.get_ndims() >= 0) {
         bool same = port.get_ndims() == lt.get_ndims();
         for (size_t i = 0; same && i < lt.get_dims().size(); ++i)
@@ -63,7 +69,8 @@ logical_tensor check_input(const logical_tensor &port, const logical_tensor &lt,
     }
     for (int64_t s : lt.get_strides())
         if (s < 0)
-            fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has a negative stride");
+            fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has stride ",
+                 s == FUSEBOX_UNKNOWN_DIM || s == -1 ? "unknown" : "negative", " in ", shape_str(lt.get_strides()));
     check_addressable(lt, "input", pid);
     if (lt.get_layout_type() == logical_tensor::layout_type::any) // an input left to us is dense
         return logical_tensor(id, lt.get_data_type(), lt.get_dims(), logical_tensor::layout_type::strided,
@@ -83,8 +90,18 @@ logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims
             fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id, " has shape ",
                  shape_str(lt), ", the partition produces ", shape_str(shape));
     }
+    if (lt.get_layout_type() == logical_tensor::layout_type::opaque)
+        fail(status::invalid_arguments, "compile: partition ", pid, ": output tensor ", id,
+             " asks for an opaque layout; fusebox produces strided layouts (ask for any or strided)");
+    // Strides that are all known are the caller's layout; with any unknown the output is dense.
+    const auto &given = lt.get_strides();
+    for (int64_t s : given)
+        if (s < 0 && s != -1 && s != FUSEBOX_UNKNOWN_DIM)
+            fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id,
+                 " has a negative stride in ", shape_str(given));
     const bool explicit_strides = lt.get_layout_type() == logical_tensor::layout_type::strided &&
-                                  lt.has_known_shape() && lt.get_strides().size() == shape.size();
+                                  lt.has_known_shape() && given.size() == shape.size() &&
+                                  std::all_of(given.begin(), given.end(), [](int64_t s) { return s >= 0; });
     if (!explicit_strides) {
         logical_tensor dense(id, dt, shape, logical_tensor::layout_type::strided, lt.get_property_type());
         check_addressable(dense, "output", pid);
@@ -93,9 +110,6 @@ logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims
     if (!non_overlapping(shape, lt.get_strides()))
         fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id,
              " has strides under which elements overlap");
-    for (int64_t s : lt.get_strides())
-        if (s < 0)
-            fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id, " has a negative stride");
     logical_tensor strided(id, dt, shape, lt.get_strides(), lt.get_property_type());
     check_addressable(strided, "output", pid);
     return strided;
@@ -134,54 +148,49 @@ void merge_dims(fused_expr &e) {
 
 } // namespace
 
-int64_t fused_expr::numel() const {
-    return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
-}
-
-std::string fused_expr::to_string() const {
-    std::ostringstream os;
-    auto arg = [&](int a) { return a >= 0 ? "x" + std::to_string(a) : "n" + std::to_string(~a); };
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        const auto &n = nodes[i];
-        os << (i ? " " : "") << "n" << i << "=" << op_kind_name(n.kind) << "(" << data_type_name(n.in_dt[0]) << " "
-           << arg(n.arg[0]) << "," << data_type_name(n.in_dt[1]) << " " << arg(n.arg[1]) << ")->"
-           << data_type_name(n.out_dt);
-    }
-    os << " shape=" << shape_str(shape);
-    for (size_t k = 0; k < operands.size(); ++k) os << " x" << k << ":" << shape_str(operands[k].strides);
-    os << " out:" << shape_str(out_strides);
-    return os.str();
-}
-
 fused_expr build_fused_expr(const partition_impl &part, const std::vector<logical_tensor> &inputs,
-                            const std::vector<logical_tensor> &outputs) {
+                            const std::vector<logical_tensor> &outputs, std::vector<op> *concrete_ops) {
     const size_t pid = part.id;
     if (inputs.size() != part.inputs.size() || outputs.size() != part.outputs.size())
         fail(status::invalid_arguments, "compile: partition ", pid, " has ", part.inputs.size(), " inputs and ",
              part.outputs.size(), " outputs, got ", inputs.size(), " and ", outputs.size());
     fused_expr e;
-    std::map<size_t, dims> shape_of;  // tensor id -> concrete shape
-    std::map<size_t, size_t> port_of; // tensor id -> input port
-    std::map<size_t, int> node_of;    // tensor id -> producing node
+    std::map<size_t, dims> shape_of;     // tensor id -> concrete shape
+    std::map<size_t, data_type> type_of; // tensor id -> concrete type
+    std::map<size_t, size_t> port_of;    // tensor id -> input port
+    std::map<size_t, int> node_of;       // tensor id -> producing node
     for (size_t k = 0; k < part.inputs.size(); ++k) {
         e.inputs.push_back(check_input(part.inputs[k], given_for(inputs, part.inputs[k], "input", pid), pid));
         shape_of[e.inputs[k].get_id()] = e.inputs[k].get_dims();
+        type_of[e.inputs[k].get_id()] = e.inputs[k].get_data_type();
         port_of[e.inputs[k].get_id()] = k;
     }
 
+    // Types and shapes through the ops, from the given inputs (types left
+    // unknown at finalize, behind ops fusebox does not run, are known now).
     std::vector<broadcast_rule> rules;
     for (const op &o : part.ops) {
         const auto &a = o.get_inputs()[0], &b = o.get_inputs()[1];
         rules.push_back(read_broadcast_rule(o));
         shape_of[o.get_outputs()[0].get_id()] =
             infer_binary_shape(o, rules.back(), shape_of.at(a.get_id()), shape_of.at(b.get_id()));
+        const data_type ta = type_of.at(a.get_id()), tb = type_of.at(b.get_id());
+        const data_type out = binary_output_type(o.get_kind(), ta, tb), declared = o.get_outputs()[0].get_data_type();
+        if (out == data_type::undef)
+            fail(status::invalid_data_type, "compile: partition ", pid, ": op ", o.get_id(), " (",
+                 op_kind_name(o.get_kind()), "): input types (", data_type_name(ta), ", ", data_type_name(tb),
+                 ") are not supported");
+        if (declared != data_type::undef && declared != out)
+            fail(status::invalid_data_type, "compile: partition ", pid, ": op ", o.get_id(), " (",
+                 op_kind_name(o.get_kind()), "): output type ", data_type_name(declared), " does not match ",
+                 data_type_name(out), " for inputs (", data_type_name(ta), ", ", data_type_name(tb), ")");
+        type_of[o.get_outputs()[0].get_id()] = out;
         node_of[o.get_outputs()[0].get_id()] = static_cast<int>(e.nodes.size());
-        e.nodes.push_back(
-            {o.get_kind(), {a.get_data_type(), b.get_data_type()}, o.get_outputs()[0].get_data_type(), {0, 0}});
+        e.nodes.push_back({o.get_kind(), {ta, tb}, out, {0, 0}});
     }
     const auto &root = part.ops.back().get_outputs()[0];
-    e.output =
-        resolve_output(given_for(outputs, root, "output", pid), root.get_data_type(), shape_of.at(root.get_id()), pid);
+    e.output = resolve_output(given_for(outputs, root, "output", pid), type_of.at(root.get_id()),
+                              shape_of.at(root.get_id()), pid);
     e.shape = e.output.get_dims();
     e.out_strides = e.output.get_strides();
 
@@ -213,6 +222,23 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
                                      [&](const operand &x) { return x.port == use.port && x.strides == use.strides; });
             e.nodes[n].arg[k] = static_cast<int>(same - e.operands.begin());
             if (same == e.operands.end()) e.operands.push_back(std::move(use));
+        }
+    }
+    if (concrete_ops) {
+        for (const op &o : part.ops) {
+            op c = o;
+            auto concrete = [&](logical_tensor &lt) {
+                const size_t id = lt.get_id();
+                if (auto it = port_of.find(id); it != port_of.end())
+                    lt = e.inputs[it->second];
+                else if (id == e.output.get_id())
+                    lt = e.output;
+                else
+                    lt = logical_tensor(id, type_of.at(id), shape_of.at(id));
+            };
+            for (auto &lt : access::inputs(c)) concrete(lt);
+            for (auto &lt : access::outputs(c)) concrete(lt);
+            concrete_ops->push_back(std::move(c));
         }
     }
     merge_dims(e);

@@ -1,4 +1,4 @@
-#include "runtime/verbose.hpp"
+#include "common/verbose.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -17,4 +17,7 @@ template <typename... Parts> [[noreturn]] void fail(status s, const Parts &...pa
 std::string shape_str(const logical_tensor::dims &d);
 std::string shape_str(const logical_tensor &lt);
 
+/// "op 3" or "op 3 (name)" for messages.
+std::string op_label(const op &o);
+
 } // namespace fusebox::detail

@@ -1,0 +1,24 @@
+#include "common/errors.hpp"
+
+namespace fusebox::detail {
+
+std::string shape_str(const logical_tensor::dims &d) {
+    std::string s = "[";
+    for (size_t i = 0; i < d.size(); ++i) {
+        if (i) s += ",";
+        s += d[i] < 0 ? "?" : std::to_string(d[i]);
+    }
+    return s + "]";
+}
+
+std::string shape_str(const logical_tensor &lt) {
+    return lt.get_ndims() < 0 ? std::string("[?]") : shape_str(lt.get_dims());
+}
+
+std::string op_label(const op &o) {
+    std::string s = "op " + std::to_string(o.get_id());
+    if (!o.get_name().empty()) s += " '" + o.get_name() + "'";
+    return s;
+}
+
+} // namespace fusebox::detail

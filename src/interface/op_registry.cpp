@@ -1,0 +1,224 @@
+#include "interface/op_registry.hpp"
+
+#include "common/errors.hpp"
+
+namespace fusebox {
+namespace detail {
+namespace {
+
+constexpr int inf = kUnbounded;
+using k = op::kind;
+
+} // namespace
+
+// Arity follows oneDNN Graph's op schemas; where releases differ the widest
+// range is kept (a framework written for any release ports), and optional
+// counts given as sets in oneDNN are checked as ranges.
+const std::vector<op_kind_info> &op_kinds() {
+    static const std::vector<op_kind_info> table = {
+        {k::Abs, "Abs", false, 1, 1, 1, 1},
+        {k::AbsBackward, "AbsBackward", false, 2, 2, 1, 1},
+        {k::Add, "Add", true, 2, 2, 1, 1},
+        {k::AvgPool, "AvgPool", false, 1, 1, 1, 1},
+        {k::AvgPoolBackward, "AvgPoolBackward", false, 1, 2, 1, 1},
+        {k::BatchNormForwardTraining, "BatchNormForwardTraining", false, 3, 5, 5, 5},
+        {k::BatchNormInference, "BatchNormInference", false, 5, 5, 1, 1},
+        {k::BatchNormTrainingBackward, "BatchNormTrainingBackward", false, 4, 5, 1, 3},
+        {k::BiasAdd, "BiasAdd", false, 2, 2, 1, 1},
+        {k::BiasAddBackward, "BiasAddBackward", false, 1, 1, 1, 1},
+        {k::Clamp, "Clamp", false, 1, 1, 1, 1},
+        {k::ClampBackward, "ClampBackward", false, 2, 2, 1, 1},
+        {k::Concat, "Concat", false, 1, 64, 1, 1},
+        {k::Convolution, "Convolution", false, 2, 3, 1, 1},
+        {k::ConvolutionBackwardData, "ConvolutionBackwardData", false, 2, 3, 1, 1},
+        {k::ConvolutionBackwardWeights, "ConvolutionBackwardWeights", false, 2, 3, 1, 1},
+        {k::ConvTranspose, "ConvTranspose", false, 2, 3, 1, 1},
+        {k::ConvTransposeBackwardData, "ConvTransposeBackwardData", false, 2, 2, 1, 1},
+        {k::ConvTransposeBackwardWeights, "ConvTransposeBackwardWeights", false, 2, 3, 1, 1},
+        {k::Dequantize, "Dequantize", false, 1, 1, 1, 1},
+        {k::Divide, "Divide", false, 2, 2, 1, 1},
+        {k::DynamicDequantize, "DynamicDequantize", false, 2, 3, 1, 1},
+        {k::DynamicQuantize, "DynamicQuantize", false, 2, 3, 1, 1},
+        {k::Elu, "Elu", false, 1, 1, 1, 1},
+        {k::EluBackward, "EluBackward", false, 2, 2, 1, 1},
+        {k::End, "End", false, 1, 1, 0, 0},
+        {k::Equal, "Equal", true, 2, 2, 1, 1},
+        {k::Exp, "Exp", false, 1, 1, 1, 1},
+        {k::GELU, "GELU", false, 1, 1, 1, 1},
+        {k::GELUBackward, "GELUBackward", false, 2, 2, 1, 1},
+        {k::GenIndex, "GenIndex", false, 1, 1, 1, 1},
+        {k::GreaterEqual, "GreaterEqual", false, 2, 2, 1, 1},
+        {k::GroupNorm, "GroupNorm", false, 1, 3, 1, 3},
+        {k::HardSigmoid, "HardSigmoid", false, 1, 1, 1, 1},
+        {k::HardSigmoidBackward, "HardSigmoidBackward", false, 2, 2, 1, 1},
+        {k::HardSwish, "HardSwish", false, 1, 1, 1, 1},
+        {k::HardSwishBackward, "HardSwishBackward", false, 2, 2, 1, 1},
+        {k::Interpolate, "Interpolate", false, 1, 2, 1, 1},
+        {k::InterpolateBackward, "InterpolateBackward", false, 2, 3, 1, 1},
+        {k::LayerNorm, "LayerNorm", false, 1, 3, 1, 3},
+        {k::LayerNormBackward, "LayerNormBackward", false, 4, 6, 1, 3},
+        {k::LeakyReLU, "LeakyReLU", false, 1, 1, 1, 1},
+        {k::Log, "Log", false, 1, 1, 1, 1},
+        {k::LogSoftmax, "LogSoftmax", false, 1, 1, 1, 1},
+        {k::LogSoftmaxBackward, "LogSoftmaxBackward", false, 2, 2, 1, 1},
+        {k::MatMul, "MatMul", false, 2, 3, 1, 1},
+        {k::Maximum, "Maximum", false, 2, 2, 1, 1},
+        {k::MaxPool, "MaxPool", false, 1, 1, 1, 1},
+        {k::MaxPoolBackward, "MaxPoolBackward", false, 2, 2, 1, 1},
+        {k::Minimum, "Minimum", false, 2, 2, 1, 1},
+        {k::Mish, "Mish", false, 1, 1, 1, 1},
+        {k::MishBackward, "MishBackward", false, 2, 2, 1, 1},
+        {k::Multiply, "Multiply", false, 2, 2, 1, 1},
+        {k::Pow, "Pow", false, 1, 1, 1, 1},
+        {k::PReLU, "PReLU", false, 2, 2, 1, 1},
+        {k::PReLUBackward, "PReLUBackward", false, 3, 3, 2, 2},
+        {k::Quantize, "Quantize", false, 1, 1, 1, 1},
+        {k::Reciprocal, "Reciprocal", false, 1, 1, 1, 1},
+        {k::ReduceL1, "ReduceL1", false, 1, 2, 1, 1},
+        {k::ReduceL2, "ReduceL2", false, 1, 2, 1, 1},
+        {k::ReduceMax, "ReduceMax", false, 1, 2, 1, 1},
+        {k::ReduceMean, "ReduceMean", false, 1, 2, 1, 1},
+        {k::ReduceMin, "ReduceMin", false, 1, 2, 1, 1},
+        {k::ReduceProd, "ReduceProd", false, 1, 2, 1, 1},
+        {k::ReduceSum, "ReduceSum", false, 1, 2, 1, 1},
+        {k::ReLU, "ReLU", false, 1, 1, 1, 1},
+        {k::ReLUBackward, "ReLUBackward", false, 2, 2, 1, 1},
+        {k::Reorder, "Reorder", false, 1, 1, 1, 1},
+        {k::RMSNorm, "RMSNorm", false, 1, 2, 1, 2},
+        {k::Round, "Round", false, 1, 1, 1, 1},
+        {k::Select, "Select", false, 3, 3, 1, 1},
+        {k::Sigmoid, "Sigmoid", false, 1, 1, 1, 1},
+        {k::SigmoidBackward, "SigmoidBackward", false, 2, 2, 1, 1},
+        {k::SoftMax, "SoftMax", false, 1, 1, 1, 2},
+        {k::SoftMaxBackward, "SoftMaxBackward", false, 2, 2, 1, 1},
+        {k::SoftPlus, "SoftPlus", false, 1, 1, 1, 1},
+        {k::SoftPlusBackward, "SoftPlusBackward", false, 2, 2, 1, 1},
+        {k::Sqrt, "Sqrt", false, 1, 1, 1, 1},
+        {k::SqrtBackward, "SqrtBackward", false, 2, 2, 1, 1},
+        {k::Square, "Square", false, 1, 1, 1, 1},
+        {k::SquaredDifference, "SquaredDifference", false, 2, 2, 1, 1},
+        {k::StaticReshape, "StaticReshape", false, 1, 1, 1, 1},
+        {k::StaticTranspose, "StaticTranspose", false, 1, 1, 1, 1},
+        {k::Subtract, "Subtract", false, 2, 2, 1, 1},
+        {k::Tanh, "Tanh", false, 1, 1, 1, 1},
+        {k::TanhBackward, "TanhBackward", false, 2, 2, 1, 1},
+        {k::TypeCast, "TypeCast", false, 1, 1, 1, 1},
+        {k::Wildcard, "Wildcard", false, 0, inf, 0, inf},
+        {k::Dropout, "Dropout", false, 4, 4, 1, 2},
+    };
+    return table;
+}
+
+const std::vector<attr_info> &attrs() {
+    using a = op::attr;
+    using t = attr_type;
+    static const std::vector<attr_info> table = {
+        {a::alpha, "alpha", t::f32},
+        {a::beta, "beta", t::f32},
+        {a::epsilon, "epsilon", t::f32},
+        {a::max, "max", t::f32},
+        {a::min, "min", t::f32},
+        {a::momentum, "momentum", t::f32},
+        {a::scales, "scales", t::f32s},
+        {a::axis, "axis", t::s64},
+        {a::begin_norm_axis, "begin_norm_axis", t::s64},
+        {a::groups, "groups", t::s64},
+        {a::axes, "axes", t::s64s},
+        {a::dilations, "dilations", t::s64s},
+        {a::dst_shape, "dst_shape", t::s64s},
+        {a::kernel, "kernel", t::s64s},
+        {a::order, "order", t::s64s},
+        {a::output_padding, "output_padding", t::s64s},
+        {a::pads_begin, "pads_begin", t::s64s},
+        {a::pads_end, "pads_end", t::s64s},
+        {a::shape, "shape", t::s64s},
+        {a::sizes, "sizes", t::s64s},
+        {a::src_shape, "src_shape", t::s64s},
+        {a::strides, "strides", t::s64s},
+        {a::weights_shape, "weights_shape", t::s64s},
+        {a::zps, "zps", t::s64s},
+        {a::group_shape, "group_shape", t::s64s},
+        {a::exclude_pad, "exclude_pad", t::boolean},
+        {a::keep_dims, "keep_dims", t::boolean},
+        {a::keep_stats, "keep_stats", t::boolean},
+        {a::per_channel_broadcast, "per_channel_broadcast", t::boolean},
+        {a::special_zero, "special_zero", t::boolean},
+        {a::transpose_a, "transpose_a", t::boolean},
+        {a::transpose_b, "transpose_b", t::boolean},
+        {a::use_affine, "use_affine", t::boolean},
+        {a::use_dst, "use_dst", t::boolean},
+        {a::auto_broadcast, "auto_broadcast", t::string},
+        {a::auto_pad, "auto_pad", t::string},
+        {a::coordinate_transformation_mode, "coordinate_transformation_mode", t::string},
+        {a::data_format, "data_format", t::string},
+        {a::mode, "mode", t::string},
+        {a::qtype, "qtype", t::string},
+        {a::rounding_type, "rounding_type", t::string},
+        {a::weights_format, "weights_format", t::string},
+        {a::accumulation_mode, "accumulation_mode", t::string},
+        {a::broadcast, "broadcast", t::s64},
+        {a::consumed_inputs, "consumed_inputs", t::s64s},
+    };
+    return table;
+}
+
+const op_kind_info *find_kind(op::kind kind) {
+    for (const auto &row : op_kinds())
+        if (row.kind == kind) return &row;
+    return nullptr;
+}
+
+const attr_info *find_attr(op::attr a) {
+    for (const auto &row : attrs())
+        if (row.attr == a) return &row;
+    return nullptr;
+}
+
+const char *attr_type_name(attr_type t) {
+    switch (t) {
+    case attr_type::f32: return "f32";
+    case attr_type::f32s: return "f32[]";
+    case attr_type::s64: return "s64";
+    case attr_type::s64s: return "s64[]";
+    case attr_type::boolean: return "bool";
+    case attr_type::string: return "string";
+    }
+    return "?";
+}
+
+attr_type type_of(const op::attr_value &v) {
+    static constexpr attr_type by_index[] = {attr_type::string, attr_type::s64,  attr_type::s64s,
+                                             attr_type::f32,    attr_type::f32s, attr_type::boolean};
+    return by_index[v.index()];
+}
+
+} // namespace detail
+
+const char *op_kind_name(op::kind k) {
+    const auto *row = detail::find_kind(k);
+    return row ? row->name : "unknown";
+}
+
+op::kind op_kind_from_name(const std::string &name) {
+    for (const auto &row : detail::op_kinds())
+        if (name == row.name) return row.kind;
+    detail::fail(status::invalid_arguments, "unknown op kind \"", name, "\"");
+}
+
+bool is_kind_supported(op::kind k) {
+    const auto *row = detail::find_kind(k);
+    return row && row->runs;
+}
+
+const char *attr_name(op::attr a) {
+    const auto *row = detail::find_attr(a);
+    return row ? row->name : "unknown";
+}
+
+op::attr attr_from_name(const std::string &name) {
+    for (const auto &row : detail::attrs())
+        if (name == row.name) return row.attr;
+    detail::fail(status::invalid_arguments, "unknown attribute \"", name, "\"");
+}
+
+} // namespace fusebox
