@@ -13,4 +13,5 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples -B ${WORK_DIR}/build -G Ninja
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/getting_started)
 run(${WORK_DIR}/build/fusion_inplace)
+run(${WORK_DIR}/build/from_onednn_graph)
 message(STATUS "outside project built and ran against ${WORK_DIR}/prefix")

@@ -139,7 +139,10 @@ public:
     /// A strided tensor with explicit strides (in elements).
     logical_tensor(size_t id, data_type dt, dims shape, dims strides, property_type pt = property_type::undef);
     /// A tensor of `ndims` unknown dims (FUSEBOX_UNKNOWN_NDIMS: unknown rank; 0: a scalar).
-    logical_tensor(size_t id, data_type dt, int32_t ndims, layout_type lt, property_type pt = property_type::undef);
+    /// (A template so that a braced shape such as {4} always means dims, never ndims.)
+    template <typename Int, std::enable_if_t<std::is_integral_v<Int> && !std::is_same_v<Int, bool>, bool> = true>
+    logical_tensor(size_t id, data_type dt, Int ndims, layout_type lt, property_type pt = property_type::undef)
+        : logical_tensor(id, dt, rank_tag{static_cast<int64_t>(ndims)}, lt, pt) {}
     /// A tensor of unknown rank; its shape is inferred by graph::finalize or compile.
     logical_tensor(size_t id, data_type dt, layout_type lt = layout_type::any);
 
@@ -163,6 +166,10 @@ public:
     bool is_equal(const logical_tensor &other) const;
 
 private:
+    struct rank_tag {
+        int64_t ndims;
+    };
+    logical_tensor(size_t id, data_type dt, rank_tag ndims, layout_type lt, property_type pt);
     size_t id_ = 0;
     data_type data_type_ = data_type::undef;
     int32_t ndims_ = -1;

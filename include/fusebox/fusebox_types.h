@@ -27,12 +27,18 @@ extern "C" {
 #define FUSEBOX_VERSION_MINOR 2
 #define FUSEBOX_VERSION_PATCH 0
 
+/** Threading runtimes (oneDNN's values), as fusebox_version_t reports them. */
+#define FUSEBOX_RUNTIME_NONE 0u
+#define FUSEBOX_RUNTIME_TBB 4u
+
 /** The library's version, as returned by fusebox_version(). */
 typedef struct {
     int major;
     int minor;
     int patch;
-    const char *hash; /**< git commit the library was built from, or "unknown" */
+    const char *hash;     /**< git commit the library was built from, or "unknown" */
+    unsigned cpu_runtime; /**< FUSEBOX_RUNTIME_TBB */
+    unsigned gpu_runtime; /**< FUSEBOX_RUNTIME_NONE */
 } fusebox_version_t;
 
 /* ---- status ---- */

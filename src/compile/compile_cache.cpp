@@ -51,6 +51,12 @@ std::shared_ptr<const compiled_core> cached_compile(const std::string &key,
     return made;
 }
 
+size_t compile_cache_size() {
+    lru_cache &c = cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    return c.entries.size();
+}
+
 } // namespace detail
 
 void set_compiled_partition_cache_capacity(int capacity) {

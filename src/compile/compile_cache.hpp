@@ -16,4 +16,7 @@ namespace fusebox::detail {
 std::shared_ptr<const compiled_core> cached_compile(const std::string &key,
                                                     const std::function<std::shared_ptr<const compiled_core>()> &make);
 
+/// Entries the cache holds now (for tests).
+size_t compile_cache_size();
+
 } // namespace fusebox::detail

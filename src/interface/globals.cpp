@@ -42,6 +42,6 @@ int get_constant_tensor_cache() { return constant_cache_mib > 0 ? 1 : 0; }
 
 extern "C" const fusebox_version_t *fusebox_version(void) {
     static const fusebox_version_t v = {FUSEBOX_VERSION_MAJOR, FUSEBOX_VERSION_MINOR, FUSEBOX_VERSION_PATCH,
-                                        FUSEBOX_GIT_HASH};
+                                        FUSEBOX_GIT_HASH,      FUSEBOX_RUNTIME_TBB,   FUSEBOX_RUNTIME_NONE};
     return &v;
 }

@@ -61,12 +61,13 @@ logical_tensor::logical_tensor(size_t id, data_type dt, dims shape, dims strides
                      " dims");
 }
 
-logical_tensor::logical_tensor(size_t id, data_type dt, int32_t ndims, layout_type lt, property_type pt)
-    : id_(id), data_type_(dt), ndims_(ndims), layout_(lt), property_(pt) {
+logical_tensor::logical_tensor(size_t id, data_type dt, rank_tag rank, layout_type lt, property_type pt)
+    : id_(id), data_type_(dt), layout_(lt), property_(pt) {
     check_descriptor(id, dt, {}, lt, pt);
-    if (ndims < FUSEBOX_UNKNOWN_NDIMS)
-        detail::fail(status::invalid_shape, "logical tensor ", id, ": ndims ", ndims, " is negative");
-    if (ndims > 0) dims_.assign(static_cast<size_t>(ndims), FUSEBOX_UNKNOWN_DIM);
+    if (rank.ndims < FUSEBOX_UNKNOWN_NDIMS || rank.ndims > INT32_MAX)
+        detail::fail(status::invalid_shape, "logical tensor ", id, ": ndims ", rank.ndims, " is out of range");
+    ndims_ = static_cast<int32_t>(rank.ndims);
+    if (ndims_ > 0) dims_.assign(static_cast<size_t>(ndims_), FUSEBOX_UNKNOWN_DIM);
 }
 
 logical_tensor::logical_tensor(size_t id, data_type dt, layout_type lt) : id_(id), data_type_(dt), layout_(lt) {

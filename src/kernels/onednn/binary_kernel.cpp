@@ -152,16 +152,17 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, const onednn_opt
     k->n_chunks_ = (rows + k->rows_per_chunk_ - 1) / k->rows_per_chunk_;
     const int64_t tail = rows - (k->n_chunks_ - 1) * k->rows_per_chunk_;
     const auto alg = e.nodes[0].kind == op::kind::Add ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_eq;
-    for (int64_t chunk_rows : {k->rows_per_chunk_, tail}) {
-        if (chunk_rows == k->rows_per_chunk_ && !k->chunks_.empty()) break;
-        chunk_primitive c;
-        for (int o : order) c.md.push_back(operand_md(e.shape, e.operands[o].strides, chunk_rows, src_dt));
-        c.md.push_back(operand_md(e.shape, e.out_strides, chunk_rows, dst_dt));
-        dnnl::post_ops post;
-        for (size_t i = 2; i < order.size(); ++i) post.append_binary(dnnl::algorithm::binary_add, c.md[i]);
-        dnnl::primitive_attr attr;
-        attr.set_post_ops(post);
-        try {
+    // Every oneDNN call that can throw is inside: a dnnl::error never leaves compile.
+    try {
+        for (int64_t chunk_rows : {k->rows_per_chunk_, tail}) {
+            if (chunk_rows == k->rows_per_chunk_ && !k->chunks_.empty()) break;
+            chunk_primitive c;
+            for (int o : order) c.md.push_back(operand_md(e.shape, e.operands[o].strides, chunk_rows, src_dt));
+            c.md.push_back(operand_md(e.shape, e.out_strides, chunk_rows, dst_dt));
+            dnnl::post_ops post;
+            for (size_t i = 2; i < order.size(); ++i) post.append_binary(dnnl::algorithm::binary_add, c.md[i]);
+            dnnl::primitive_attr attr;
+            attr.set_post_ops(post);
 #if DNNL_VERSION_MAJOR >= 3
             dnnl::binary::primitive_desc pd(cpu_engine(), alg, c.md[0], c.md[1], c.md.back(), attr);
 #else
@@ -171,10 +172,10 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, const onednn_opt
             if (impl.rfind("ref", 0) == 0) return why = "oneDNN offers only " + impl + " for this case", nullptr;
             k->impl_ = impl + (order.size() > 2 ? "+" + std::to_string(order.size() - 2) + "post-ops" : "");
             c.prim = dnnl::binary(pd);
-        } catch (const dnnl::error &err) {
-            return why = std::string("oneDNN rejected the case: ") + err.what(), nullptr;
+            k->chunks_.push_back(std::move(c));
         }
-        k->chunks_.push_back(std::move(c));
+    } catch (const dnnl::error &err) {
+        return why = std::string("oneDNN rejected the case: ") + err.what(), nullptr;
     }
     return k;
 }
