@@ -1,6 +1,7 @@
 #include "graph_case.hpp"
 
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -76,13 +77,30 @@ tensor_desc parse_tensor(const json &j, const std::string &where) {
     return t;
 }
 
+float parse_f32(const json &v, const std::string &where) {
+    if (v.is_string()) { // non-finite values, as fusebox's graph dumps write them
+        const std::string s = v.get<std::string>();
+        if (s == "nan") return std::numeric_limits<float>::quiet_NaN();
+        if (s == "inf") return std::numeric_limits<float>::infinity();
+        if (s == "-inf") return -std::numeric_limits<float>::infinity();
+    }
+    return get<float>(v, where, "a number");
+}
+
 fusebox::op::attr_value parse_attr(const json &j, const std::string &where) {
     const std::string type = get<std::string>(member(j, "type", where), where + ".type", "a string");
     const json &v = member(j, "value", where);
     if (type == "string") return get<std::string>(v, where + ".value", "a string");
-    if (type == "s64" || type == "bool")
-        return v.is_boolean() ? int64_t(v.get<bool>()) : get<int64_t>(v, where + ".value", "an integer");
+    if (type == "s64") return get<int64_t>(v, where + ".value", "an integer");
+    if (type == "bool") return v.is_boolean() ? v.get<bool>() : get<int64_t>(v, where + ".value", "a bool") != 0;
     if (type == "s64[]") return get<std::vector<int64_t>>(v, where + ".value", "a list of integers");
+    if (type == "f32") return parse_f32(v, where + ".value");
+    if (type == "f32[]") {
+        if (!v.is_array()) bad(where + ".value", "expected a list of numbers");
+        std::vector<float> out;
+        for (size_t i = 0; i < v.size(); ++i) out.push_back(parse_f32(v[i], where + ".value[" + std::to_string(i) + "]"));
+        return out;
+    }
     bad(where + ".type", "unsupported attribute type \"" + type + "\"");
 }
 
@@ -94,15 +112,56 @@ std::vector<std::string> split(const std::string &s, char sep) {
     return out;
 }
 
-fusebox::op::attr_value attr_from_text(const std::string &name, const std::string &value, const std::string &where) {
-    try {
-        if (name == "auto_broadcast") return value;
-        if (name == "broadcast" || name == "axis") return int64_t(std::stoll(value));
-        if (name == "consumed_inputs") return dims(parse_dims(value, where));
-    } catch (const std::exception &) {
-        bad(where, "bad value \"" + value + "\" for attribute " + name);
+// A knob's attribute value, typed like the attribute the case already has,
+// else by its spelling (true/false, integer, real, AxB list, text).
+fusebox::op::attr_value attr_from_text(const std::string &value, const fusebox::op::attr_value *existing,
+                                       const std::string &where) {
+    auto integer = [&](const std::string &t) {
+        size_t pos = 0;
+        long long v = 0;
+        try {
+            v = std::stoll(t, &pos);
+        } catch (const std::exception &) {
+            pos = std::string::npos;
+        }
+        if (t.empty() || pos != t.size()) bad(where, "bad integer \"" + t + "\"");
+        return static_cast<int64_t>(v);
+    };
+    auto real = [&](const std::string &t) {
+        size_t pos = 0;
+        float v = 0;
+        try {
+            v = std::stof(t, &pos);
+        } catch (const std::exception &) {
+            pos = std::string::npos;
+        }
+        if (t.empty() || pos != t.size()) bad(where, "bad number \"" + t + "\"");
+        return v;
+    };
+    auto list = [&](auto each) {
+        std::vector<decltype(each(std::string()))> out;
+        for (const auto &part : split(value, 'x')) out.push_back(each(part));
+        return out;
+    };
+    if (existing) {
+        switch (existing->index()) {
+        case 0: return value;
+        case 1: return integer(value);
+        case 2: return list(integer);
+        case 3: return real(value);
+        case 4: return list(real);
+        default:
+            if (value != "true" && value != "false") bad(where, "expected true or false, got \"" + value + "\"");
+            return value == "true";
+        }
     }
-    bad(where, "unknown attribute \"" + name + "\"");
+    if (value == "true" || value == "false") return value == "true";
+    if (!value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-')) {
+        if (value.find('x') != std::string::npos) return list(integer);
+        if (value.find_first_of(".eE") != std::string::npos) return real(value);
+        return integer(value);
+    }
+    return value;
 }
 
 std::vector<op_desc *> ops_with_id(graph_case &c, size_t id, const std::string &where) {
@@ -180,35 +239,47 @@ std::vector<size_t> graph_case::graph_inputs() const {
 }
 
 std::vector<fusebox::op> graph_case::to_ops() const {
-    static const std::map<std::string, fusebox::op::kind> kinds = {
-        {"Add", fusebox::op::kind::Add}, {"Equal", fusebox::op::kind::Equal}, {"End", fusebox::op::kind::End}};
-    static const std::map<std::string, fusebox::op::attr> attrs = {
-        {"auto_broadcast", fusebox::op::attr::auto_broadcast},
-        {"broadcast", fusebox::op::attr::broadcast},
-        {"axis", fusebox::op::attr::axis},
-        {"consumed_inputs", fusebox::op::attr::consumed_inputs}};
     std::vector<fusebox::op> result;
     for (size_t i = 0; i < ops.size(); ++i) {
         const op_desc &o = ops[i];
         const std::string where = path + ": graph[" + std::to_string(i) + "]";
-        auto k = kinds.find(o.kind);
-        if (k == kinds.end()) bad(where + ".kind", "unsupported op kind \"" + o.kind + "\"");
+        fusebox::op::kind kind;
+        try {
+            kind = fusebox::op_kind_from_name(o.kind);
+        } catch (const fusebox::error &) {
+            bad(where + ".kind", "unsupported op kind \"" + o.kind + "\"");
+        }
         std::vector<logical_tensor> ins, outs;
         for (const auto &t : o.inputs) ins.push_back(t.to_logical());
         for (const auto &t : o.outputs) outs.push_back(t.to_logical());
-        fusebox::op op(o.id, k->second, ins, outs, o.name);
+        fusebox::op op(o.id, kind, ins, outs, o.name);
         for (const auto &[name, value] : o.attrs) {
-            auto a = attrs.find(name);
-            if (a == attrs.end()) bad(where + ".attrs." + name, "unsupported attribute");
-            std::visit([&](const auto &v) { op.set_attr(a->second, v); }, value);
+            fusebox::op::attr a;
+            try {
+                a = fusebox::attr_from_name(name);
+            } catch (const fusebox::error &) {
+                bad(where + ".attrs." + name, "unsupported attribute");
+            }
+            std::visit([&](const auto &v) { op.set_attr(a, v); }, value);
         }
         result.push_back(std::move(op));
     }
     return result;
 }
 
+fusebox::fpmath_mode graph_case::math_mode() const {
+    static const std::map<std::string, fusebox::fpmath_mode> modes = {{"strict", fusebox::fpmath_mode::strict},
+                                                                      {"bf16", fusebox::fpmath_mode::bf16},
+                                                                      {"f16", fusebox::fpmath_mode::f16},
+                                                                      {"any", fusebox::fpmath_mode::any},
+                                                                      {"tf32", fusebox::fpmath_mode::tf32}};
+    auto it = modes.find(fpmath_mode);
+    if (it == modes.end()) bad(path + ": fpmath_mode", "unknown fpmath mode \"" + fpmath_mode + "\"");
+    return it->second;
+}
+
 fusebox::graph graph_case::build() const {
-    fusebox::graph g(fusebox::engine::kind::cpu);
+    fusebox::graph g(fusebox::engine::kind::cpu, math_mode());
     for (const fusebox::op &o : to_ops()) g.add_op(o);
     return g;
 }
@@ -327,8 +398,11 @@ void case_knobs::apply(graph_case &c) const {
                 auto c2 = nv.find(':');
                 if (c2 == std::string::npos) bad(where, "expected NAME:VALUE, got \"" + nv + "\"");
                 const std::string name = nv.substr(0, c2);
-                auto value = attr_from_text(name, nv.substr(c2 + 1), where);
-                for (op_desc *o : targets) o->attrs[name] = value;
+                for (op_desc *o : targets) {
+                    auto it = o->attrs.find(name);
+                    o->attrs[name] = attr_from_text(nv.substr(c2 + 1), it == o->attrs.end() ? nullptr : &it->second,
+                                                    where + ": " + name);
+                }
             }
         }
         reinfer = true;

@@ -45,6 +45,8 @@ struct graph_case {
     std::vector<size_t> graph_inputs() const;
     /// The ops as fusebox ops; throws case_error for unknown kinds or attributes.
     std::vector<fusebox::op> to_ops() const;
+    /// The case's fpmath mode; throws case_error for unknown names.
+    fusebox::fpmath_mode math_mode() const;
     /// Builds the fusebox graph (not finalized).
     fusebox::graph build() const;
 };

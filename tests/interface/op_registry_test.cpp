@@ -1,0 +1,78 @@
+// The op-kind and attribute tables: names round-trip through the public
+// lookups, every oneDNN Graph kind is there, and doc/SUPPORT.md's kind table
+// is generated from them (FUSEBOX_WRITE_DOCS=1 rewrites it).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "interface/op_registry.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using namespace fbt;
+
+TEST(op_registry, names_round_trip_and_are_unique) {
+    std::set<std::string> names;
+    std::set<int> values;
+    for (const auto &row : detail::op_kinds()) {
+        EXPECT_TRUE(names.insert(row.name).second) << row.name;
+        EXPECT_TRUE(values.insert(static_cast<int>(row.kind)).second) << row.name;
+        EXPECT_EQ(op_kind_from_name(row.name), row.kind);
+        EXPECT_STREQ(op_kind_name(row.kind), row.name);
+        EXPECT_EQ(is_kind_supported(row.kind), row.kind == op::kind::Add || row.kind == op::kind::Equal) << row.name;
+    }
+    // oneDNN Graph's kinds 0 .. RMSNorm, Dropout, and Equal.
+    EXPECT_EQ(detail::op_kinds().size(), static_cast<size_t>(op::kind::LastSymbol) + 1);
+    for (int v = 0; v < static_cast<int>(op::kind::LastSymbol); ++v) EXPECT_TRUE(values.count(v)) << v;
+    EXPECT_STREQ(op_kind_name(op::kind::LastSymbol), "unknown");
+    for (const auto &row : detail::attrs()) {
+        EXPECT_EQ(attr_from_name(row.name), row.attr);
+        EXPECT_STREQ(attr_name(row.attr), row.name);
+    }
+    EXPECT_THROW(op_kind_from_name("Mul"), error);
+    EXPECT_THROW(attr_from_name("bogus"), error);
+}
+
+TEST(op_registry, attribute_value_types_follow_onednns_ranges) {
+    for (const auto &row : detail::attrs()) {
+        const int v = static_cast<int>(row.attr);
+        detail::attr_type expected = row.type;
+        if (v < 0x20)
+            expected = detail::attr_type::f32;
+        else if (v < 0x30)
+            expected = detail::attr_type::f32s;
+        else if (v < 0x40)
+            expected = detail::attr_type::s64;
+        else if (v < 0x60)
+            expected = detail::attr_type::s64s;
+        else if (v < 0x80)
+            expected = detail::attr_type::boolean;
+        else if (v < 0x100)
+            expected = detail::attr_type::string;
+        EXPECT_EQ(row.type, expected) << row.name;
+    }
+}
+
+std::string kinds_table() {
+    std::ostringstream os;
+    auto count = [](int lo, int hi) {
+        if (lo == hi) return std::to_string(lo);
+        return std::to_string(lo) + (hi == detail::kUnbounded ? "+" : "–" + std::to_string(hi));
+    };
+    os << "| op kind | fusebox runs it | inputs | outputs |\n|---|---|---|---|\n";
+    for (const auto &row : detail::op_kinds())
+        os << "| " << row.name << " | " << (row.runs ? "**yes**" : row.kind == op::kind::End ? "(marks a graph output)" : "no")
+           << " | " << count(row.inputs_min, row.inputs_max) << " | " << count(row.outputs_min, row.outputs_max)
+           << " |\n";
+    os << "\n| attribute | value type |\n|---|---|\n";
+    for (const auto &row : detail::attrs())
+        os << "| " << row.name << " | " << detail::attr_type_name(row.type) << " |\n";
+    return os.str();
+}
+
+TEST(op_registry, doc_lists_every_kind_and_attribute) {
+    EXPECT_TRUE(doc_section_matches("doc/SUPPORT.md", "op-kinds", "tests/interface/op_registry_test.cpp", kinds_table()));
+}
+
+} // namespace
