@@ -111,6 +111,8 @@ enum class fpmath_mode {
 
 /// Describes a tensor without owning memory: id, element type, shape, layout.
 class FUSEBOX_API logical_tensor {
+    friend struct detail::access;
+
 public:
     using data_type = ::fusebox::data_type;
     using dim = int64_t;
@@ -150,10 +152,11 @@ public:
     data_type get_data_type() const { return data_type_; }
     /// Number of dimensions, or -1 when the rank is unknown.
     int32_t get_ndims() const { return ndims_; }
-    /// The shape; empty for rank 0 and for unknown rank.
-    const dims &get_dims() const { return dims_; }
-    /// Strides in elements; empty unless the layout is strided with a known rank.
-    const dims &get_strides() const { return strides_; }
+    /// The shape (empty for rank 0); throws invalid_arguments when the rank is unknown.
+    const dims &get_dims() const;
+    /// Strides in elements, FUSEBOX_UNKNOWN_DIM where not known yet; throws
+    /// invalid_arguments unless the layout is strided with a known rank.
+    dims get_strides() const;
     layout_type get_layout_type() const { return layout_; }
     property_type get_property_type() const { return property_; }
     /// The opaque layout id; throws invalid_arguments unless the layout is opaque.
@@ -488,6 +491,7 @@ public:
 
 private:
     friend struct detail::access;
+    void execute_checked(stream &s, const std::vector<tensor> &inputs, const std::vector<tensor> &outputs) const;
     std::shared_ptr<const detail::compiled_impl> impl_;
 };
 
@@ -515,6 +519,8 @@ public:
 
 private:
     friend struct detail::access;
+    compiled_partition compile_checked(const std::vector<logical_tensor> &inputs,
+                                       const std::vector<logical_tensor> &outputs, const engine &e) const;
     std::shared_ptr<const detail::partition_impl> impl_;
 };
 

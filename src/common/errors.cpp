@@ -1,5 +1,7 @@
 #include "common/errors.hpp"
 
+#include "common/access.hpp"
+
 namespace fusebox::detail {
 
 std::string shape_str(const logical_tensor::dims &d) {
@@ -12,7 +14,7 @@ std::string shape_str(const logical_tensor::dims &d) {
 }
 
 std::string shape_str(const logical_tensor &lt) {
-    return lt.get_ndims() < 0 ? std::string("[?]") : shape_str(lt.get_dims());
+    return lt.get_ndims() < 0 ? std::string("[?]") : shape_str(dims_of(lt));
 }
 
 std::string op_label(const op &o) {

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "common/checked.hpp"
 #include "common/errors.hpp"
 #include "interface/handles.hpp"
 #include "interface/op_schema.hpp"
@@ -30,7 +31,9 @@ bool non_overlapping(const dims &shape, const dims &strides) {
     int64_t reach = 1;
     for (size_t i : order) {
         if (strides[i] < reach) return false;
-        if (__builtin_mul_overflow(strides[i], shape[i], &reach)) return false;
+        auto next = checked_mul(strides[i], shape[i]);
+        if (!next) return false;
+        reach = *next;
     }
     return true;
 }
@@ -39,7 +42,7 @@ bool has_zero_dim(const dims &d) { return std::find(d.begin(), d.end(), 0) != d.
 
 // Every element's offset and the byte span must be representable.
 void check_addressable(const logical_tensor &lt, const char *what, size_t pid) {
-    if (lt.get_mem_size() == 0 && !has_zero_dim(lt.get_dims()))
+    if (lt.get_mem_size() == 0 && !has_zero_dim(dims_of(lt)))
         fail(status::invalid_shape, "compile: partition ", pid, ": ", what, " tensor ", lt.get_id(), " of shape ",
              shape_str(lt), " is too large to address");
 }
@@ -61,19 +64,19 @@ logical_tensor check_input(const logical_tensor &port, const logical_tensor &lt,
              " has an opaque layout; fusebox reads strided layouts only (and never produces opaque ones)");
     if (port.get_ndims() >= 0) {
         bool same = port.get_ndims() == lt.get_ndims();
-        for (size_t i = 0; same && i < lt.get_dims().size(); ++i)
-            same = port.get_dims()[i] < 0 || port.get_dims()[i] == lt.get_dims()[i];
+        for (size_t i = 0; same && i < dims_of(lt).size(); ++i)
+            same = dims_of(port)[i] < 0 || dims_of(port)[i] == dims_of(lt)[i];
         if (!same)
             fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has shape ", shape_str(lt),
                  ", the partition expects ", shape_str(port));
     }
-    for (int64_t s : lt.get_strides())
+    for (int64_t s : strides_of(lt))
         if (s < 0)
             fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has stride ",
-                 s == FUSEBOX_UNKNOWN_DIM || s == -1 ? "unknown" : "negative", " in ", shape_str(lt.get_strides()));
+                 s == FUSEBOX_UNKNOWN_DIM || s == -1 ? "unknown" : "negative", " in ", shape_str(strides_of(lt)));
     check_addressable(lt, "input", pid);
     if (lt.get_layout_type() == logical_tensor::layout_type::any) // an input left to us is dense
-        return logical_tensor(id, lt.get_data_type(), lt.get_dims(), logical_tensor::layout_type::strided,
+        return logical_tensor(id, lt.get_data_type(), dims_of(lt), logical_tensor::layout_type::strided,
                               lt.get_property_type());
     return lt;
 }
@@ -85,7 +88,7 @@ logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims
              data_type_name(lt.get_data_type()), ", the partition produces ", data_type_name(dt));
     if (lt.get_ndims() >= 0) {
         bool same = static_cast<size_t>(lt.get_ndims()) == shape.size();
-        for (size_t i = 0; same && i < shape.size(); ++i) same = lt.get_dims()[i] < 0 || lt.get_dims()[i] == shape[i];
+        for (size_t i = 0; same && i < shape.size(); ++i) same = dims_of(lt)[i] < 0 || dims_of(lt)[i] == shape[i];
         if (!same)
             fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id, " has shape ",
                  shape_str(lt), ", the partition produces ", shape_str(shape));
@@ -94,7 +97,7 @@ logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims
         fail(status::invalid_arguments, "compile: partition ", pid, ": output tensor ", id,
              " asks for an opaque layout; fusebox produces strided layouts (ask for any or strided)");
     // Strides that are all known are the caller's layout; with any unknown the output is dense.
-    const auto &given = lt.get_strides();
+    const auto &given = strides_of(lt);
     for (int64_t s : given)
         if (s < 0 && s != -1 && s != FUSEBOX_UNKNOWN_DIM)
             fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id,
@@ -107,10 +110,10 @@ logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims
         check_addressable(dense, "output", pid);
         return dense;
     }
-    if (!non_overlapping(shape, lt.get_strides()))
+    if (!non_overlapping(shape, strides_of(lt)))
         fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id,
              " has strides under which elements overlap");
-    logical_tensor strided(id, dt, shape, lt.get_strides(), lt.get_property_type());
+    logical_tensor strided(id, dt, shape, strides_of(lt), lt.get_property_type());
     check_addressable(strided, "output", pid);
     return strided;
 }
@@ -129,7 +132,8 @@ void merge_dims(fused_expr &e) {
     for (size_t i = 0; i < e.shape.size(); ++i) {
         if (e.shape[i] == 1) continue;
         bool can_merge = !shape.empty();
-        for (size_t k = 0; can_merge && k < all.size(); ++k) can_merge = merged[k].back() == (*all[k])[i] * e.shape[i];
+        for (size_t k = 0; can_merge && k < all.size(); ++k)
+            can_merge = checked_mul((*all[k])[i], e.shape[i]) == merged[k].back();
         if (can_merge) {
             shape.back() *= e.shape[i];
             for (size_t k = 0; k < all.size(); ++k) merged[k].back() = (*all[k])[i];
@@ -161,7 +165,7 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
     std::map<size_t, int> node_of;       // tensor id -> producing node
     for (size_t k = 0; k < part.inputs.size(); ++k) {
         e.inputs.push_back(check_input(part.inputs[k], given_for(inputs, part.inputs[k], "input", pid), pid));
-        shape_of[e.inputs[k].get_id()] = e.inputs[k].get_dims();
+        shape_of[e.inputs[k].get_id()] = dims_of(e.inputs[k]);
         type_of[e.inputs[k].get_id()] = e.inputs[k].get_data_type();
         port_of[e.inputs[k].get_id()] = k;
     }
@@ -191,8 +195,8 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
     const auto &root = part.ops.back().get_outputs()[0];
     e.output = resolve_output(given_for(outputs, root, "output", pid), type_of.at(root.get_id()),
                               shape_of.at(root.get_id()), pid);
-    e.shape = e.output.get_dims();
-    e.out_strides = e.output.get_strides();
+    e.shape = dims_of(e.output);
+    e.out_strides = strides_of(e.output);
 
     // Walk from the root to the leaves, lining every operand's dims up with the
     // output's (pos: output dim of each dim of a node's result, -1 for none).
@@ -215,7 +219,7 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
                 continue;
             }
             operand use{port_of.at(id), dims(rank, 0)};
-            const dims &strides = e.inputs[use.port].get_strides();
+            const dims &strides = strides_of(e.inputs[use.port]);
             for (size_t i = 0; i < shape.size(); ++i)
                 if (shape[i] != 1) use.strides[p[i]] = strides[i];
             auto same = std::find_if(e.operands.begin(), e.operands.end(),

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "common/checked.hpp"
 #include "common/errors.hpp"
 #include "common/parallel.hpp"
 #include "common/verbose.hpp"
@@ -50,7 +51,7 @@ std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice c
     if (e.numel() == 0) return make_native_kernel(e); // nothing to compute, whatever the choice
     int64_t bytes = static_cast<int64_t>(data_type_size(e.output.get_data_type()));
     for (const auto &o : e.operands) bytes += static_cast<int64_t>(data_type_size(e.inputs[o.port].get_data_type()));
-    if (__builtin_mul_overflow(bytes, e.numel(), &bytes)) bytes = INT64_MAX;
+    bytes = saturating_mul(bytes, e.numel());
     const bool native_is_faster = bytes < kSmallBytes || bytes >= stream_threshold_bytes();
     if (choice == kernel_choice::native || (choice == kernel_choice::automatic && native_is_faster))
         return make_native_kernel(e);
@@ -66,8 +67,8 @@ std::vector<std::pair<size_t, size_t>> inplace_pairs(const fused_expr &e) {
     std::vector<std::pair<size_t, size_t>> pairs;
     for (size_t p = 0; p < e.inputs.size(); ++p) {
         const logical_tensor &in = e.inputs[p];
-        bool ok = in.get_data_type() == e.output.get_data_type() && in.get_dims() == e.output.get_dims() &&
-                  in.get_strides() == e.output.get_strides();
+        bool ok = in.get_data_type() == e.output.get_data_type() && dims_of(in) == dims_of(e.output) &&
+                  strides_of(in) == strides_of(e.output);
         for (const auto &o : e.operands)
             if (o.port == p) ok = ok && o.strides == e.out_strides;
         if (ok) pairs.emplace_back(in.get_id(), e.output.get_id());
@@ -92,6 +93,11 @@ std::string cache_key(const partition_impl &part, const std::vector<logical_tens
 
 compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
                                       const std::vector<logical_tensor> &outputs, const engine &e) const {
+    return detail::translate_exceptions("compile", [&] { return compile_checked(inputs, outputs, e); });
+}
+
+compiled_partition partition::compile_checked(const std::vector<logical_tensor> &inputs,
+                                              const std::vector<logical_tensor> &outputs, const engine &e) const {
     using namespace detail;
     if (!impl_) fail(status::invalid_arguments, "compile: partition is empty (default-constructed)");
     if (!e) fail(status::invalid_arguments, "compile: the engine is empty (default-constructed)");
@@ -129,7 +135,7 @@ compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
         os << "compile,partition=" << impl_->id << ",ops=" << core->ops << ",impl=" << core->k->info()
            << (core->fallback_reason.empty() ? "" : " (onednn: " + core->fallback_reason + ")")
            << (built ? "" : ",cache_hit") << ",out=" << data_type_name(core->output.get_data_type())
-           << shape_str(core->output.get_dims()) << ",time_ms=" << ms_since(start);
+           << shape_str(dims_of(core->output)) << ",time_ms=" << ms_since(start);
         verbose_print(os.str());
     }
     compiled_partition cp;

@@ -62,6 +62,11 @@ bool is_integer(data_type dt) {
     }
 }
 
+size_t element_alignment(data_type dt) {
+    const size_t size = data_type_size(dt);
+    return size == 0 ? 1 : size > alignof(string_view_t) ? alignof(string_view_t) : size;
+}
+
 data_type data_type_from_name(const std::string &name) {
     for (const auto &f : kFacts)
         if (name == f.name) return f.dt;

@@ -16,6 +16,8 @@ int dtype_index(data_type dt);
 bool is_valid(data_type dt);
 bool is_float(data_type dt);   // f16, bf16, f32, f64
 bool is_integer(data_type dt); // s8 .. u64
+/// Alignment a data handle of `dt` elements must have (the element size; 8 for strings).
+size_t element_alignment(data_type dt);
 /// Parses a name produced by data_type_name; returns undef for unknown names.
 data_type data_type_from_name(const std::string &name);
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/access.hpp"
 #include "common/errors.hpp"
 #include "common/verbose.hpp"
 #include "interface/op_registry.hpp"
@@ -107,9 +108,9 @@ void json_tensor(std::ostream &os, const logical_tensor &lt, const char *indent)
        << indent << "  \"dtype\": \"" << data_type_name(lt.get_data_type()) << "\",\n";
     if (lt.get_ndims() >= 0) { // an unknown rank has no shape
         os << indent << "  \"shape\": ";
-        json_list(os, lt.get_dims(), num);
+        json_list(os, dims_of(lt), num);
         os << ",\n" << indent << "  \"stride\": ";
-        json_list(os, lt.get_strides(), num);
+        json_list(os, strides_of(lt), num);
         os << ",\n";
     }
     os << indent << "  \"layout_type\": \"" << layout_name(lt.get_layout_type()) << "\",\n"

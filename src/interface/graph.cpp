@@ -14,20 +14,22 @@ namespace fusebox {
 namespace {
 
 using detail::access;
+using detail::dims_of;
 using detail::fail;
+using detail::strides_of;
 using dims = logical_tensor::dims;
 
 logical_tensor with_shape(const logical_tensor &lt, data_type dt, const dims &shape) {
-    if (lt.get_layout_type() == logical_tensor::layout_type::strided && lt.get_strides().size() == shape.size() &&
+    if (lt.get_layout_type() == logical_tensor::layout_type::strided && strides_of(lt).size() == shape.size() &&
         lt.get_ndims() == static_cast<int32_t>(shape.size()))
-        return logical_tensor(lt.get_id(), dt, shape, lt.get_strides(), lt.get_property_type());
+        return logical_tensor(lt.get_id(), dt, shape, strides_of(lt), lt.get_property_type());
     auto layout = lt.get_layout_type() == logical_tensor::layout_type::undef ? logical_tensor::layout_type::any
                                                                              : lt.get_layout_type();
     return logical_tensor(lt.get_id(), dt, shape, layout, lt.get_property_type());
 }
 
 logical_tensor with_type(const logical_tensor &lt, data_type dt) {
-    if (lt.get_ndims() >= 0) return with_shape(lt, dt, lt.get_dims());
+    if (lt.get_ndims() >= 0) return with_shape(lt, dt, dims_of(lt));
     auto layout = lt.get_layout_type() == logical_tensor::layout_type::undef ? logical_tensor::layout_type::any
                                                                              : lt.get_layout_type();
     return logical_tensor(lt.get_id(), dt, layout);
@@ -48,15 +50,15 @@ logical_tensor merge_descriptors(const logical_tensor &known, const logical_tens
     if (known.get_ndims() < 0) return with_type(seen, dt);
     if (seen.get_ndims() < 0) return with_type(known, dt);
     if (known.get_ndims() != seen.get_ndims()) conflict("rank");
-    dims shape = known.get_dims();
+    dims shape = dims_of(known);
     for (size_t i = 0; i < shape.size(); ++i) {
-        int64_t s = seen.get_dims()[i];
+        int64_t s = dims_of(seen)[i];
         if (s >= 0 && shape[i] >= 0 && s != shape[i]) conflict("shape");
         if (shape[i] < 0) shape[i] = s;
     }
     const bool both_strided = known.get_layout_type() == logical_tensor::layout_type::strided &&
                               seen.get_layout_type() == logical_tensor::layout_type::strided;
-    if (both_strided && known.has_known_shape() && seen.has_known_shape() && known.get_strides() != seen.get_strides())
+    if (both_strided && known.has_known_shape() && seen.has_known_shape() && strides_of(known) != strides_of(seen))
         conflict("layout (strides)");
     return with_shape(known.get_layout_type() == logical_tensor::layout_type::strided ? known : seen, dt, shape);
 }
@@ -144,9 +146,9 @@ void finalize_graph(graph_impl &g) {
             data_type dt = detail::binary_output_type(o.get_kind(), a.get_data_type(), b.get_data_type());
             logical_tensor inferred = with_type(o.get_outputs()[0], dt);
             if (a.get_ndims() >= 0 && b.get_ndims() >= 0)
-                inferred = with_shape(
-                    o.get_outputs()[0], dt,
-                    detail::infer_binary_shape(o, detail::read_broadcast_rule(o), a.get_dims(), b.get_dims()));
+                inferred =
+                    with_shape(o.get_outputs()[0], dt,
+                               detail::infer_binary_shape(o, detail::read_broadcast_rule(o), dims_of(a), dims_of(b)));
             logical_tensor &out = tensors.at(o.get_outputs()[0].get_id());
             out = merge_descriptors(out, inferred, o.get_id());
             access::outputs(o)[0] = out;
@@ -190,7 +192,7 @@ status graph::add_op(const op &o, bool allow_exception) {
             if (existing.get_id() == o.get_id())
                 fail(status::invalid_graph, "op ", o.get_id(), ": op id is already in the graph");
         detail::validate_op(o);
-        impl_->ops.push_back(o);
+        detail::translate_exceptions("add_op", [&] { impl_->ops.push_back(o); });
     } catch (const error &e) {
         if (allow_exception) throw;
         return e.get_status();
@@ -200,8 +202,10 @@ status graph::add_op(const op &o, bool allow_exception) {
 
 void graph::finalize() {
     if (impl_->finalized) return;
-    detail::finalize_graph(*impl_);
-    detail::dump_graph(*impl_);
+    detail::translate_exceptions("finalize", [&] {
+        detail::finalize_graph(*impl_);
+        detail::dump_graph(*impl_);
+    });
 }
 
 } // namespace fusebox

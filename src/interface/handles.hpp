@@ -1,11 +1,9 @@
-// The state behind the public handle classes (allocator, engine, tensor), and
-// detail::access, the one friend through which the library reaches any
-// handle's impl_.
+// The state behind the public handle classes (allocator, engine, tensor).
 #pragma once
 
 #include <memory>
 
-#include "fusebox/fusebox.hpp"
+#include "common/access.hpp"
 
 namespace fusebox::detail {
 
@@ -28,13 +26,6 @@ struct tensor_impl {
     void *handle = nullptr;
     engine eng;
     std::shared_ptr<void> owned; // the buffer when the library allocated it
-};
-
-struct access {
-    template <typename Handle> static auto &impl(Handle &h) { return h.impl_; }
-    template <typename Handle> static const auto &impl(const Handle &h) { return h.impl_; }
-    static std::vector<logical_tensor> &inputs(op &o) { return o.inputs_; }
-    static std::vector<logical_tensor> &outputs(op &o) { return o.outputs_; }
 };
 
 /// The allocator of engine `e` (throws invalid_arguments for an empty engine).

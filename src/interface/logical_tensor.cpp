@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/checked.hpp"
 #include "common/errors.hpp"
 #include "interface/dtype.hpp"
 
@@ -9,13 +10,15 @@ namespace {
 
 using dims = logical_tensor::dims;
 
+// Beyond any framework's rank (numpy allows 64); bounds every per-dim loop.
+constexpr size_t kMaxRank = 64;
+
 bool is_unknown(int64_t d) { return d == logical_tensor::unknown_dim || d == FUSEBOX_UNKNOWN_DIM; }
 
 dims dense_strides(const dims &shape) {
     dims s(shape.size(), 1);
     for (size_t i = shape.size(); i-- > 1;)
-        if (__builtin_mul_overflow(s[i], std::max<int64_t>(shape[i], 1), &s[i - 1]))
-            s[i - 1] = INT64_MAX; // unaddressable; get_mem_size() reports 0 and compile rejects it
+        s[i - 1] = detail::saturating_mul(s[i], std::max<int64_t>(shape[i], 1)); // saturated: get_mem_size() is 0
     return s;
 }
 
@@ -37,6 +40,8 @@ void check_descriptor(size_t id, data_type dt, const dims &shape, logical_tensor
     if (pt != property::undef && pt != property::variable && pt != property::constant)
         detail::fail(status::invalid_arguments, "logical tensor ", id, ": property type value ", static_cast<int>(pt),
                      " is not a property_type");
+    if (shape.size() > kMaxRank)
+        detail::fail(status::invalid_shape, "logical tensor ", id, ": rank ", shape.size(), " exceeds ", kMaxRank);
     for (int64_t d : shape)
         if (d < 0 && !is_unknown(d))
             detail::fail(status::invalid_shape, "logical tensor ", id, ": dim ", d, " in shape ",
@@ -64,14 +69,28 @@ logical_tensor::logical_tensor(size_t id, data_type dt, dims shape, dims strides
 logical_tensor::logical_tensor(size_t id, data_type dt, rank_tag rank, layout_type lt, property_type pt)
     : id_(id), data_type_(dt), layout_(lt), property_(pt) {
     check_descriptor(id, dt, {}, lt, pt);
-    if (rank.ndims < FUSEBOX_UNKNOWN_NDIMS || rank.ndims > INT32_MAX)
-        detail::fail(status::invalid_shape, "logical tensor ", id, ": ndims ", rank.ndims, " is out of range");
+    if (rank.ndims < FUSEBOX_UNKNOWN_NDIMS || rank.ndims > static_cast<int64_t>(kMaxRank))
+        detail::fail(status::invalid_shape, "logical tensor ", id, ": ndims ", rank.ndims, " is not in [-1, ", kMaxRank,
+                     "]");
     ndims_ = static_cast<int32_t>(rank.ndims);
     if (ndims_ > 0) dims_.assign(static_cast<size_t>(ndims_), FUSEBOX_UNKNOWN_DIM);
 }
 
 logical_tensor::logical_tensor(size_t id, data_type dt, layout_type lt) : id_(id), data_type_(dt), layout_(lt) {
     check_descriptor(id, dt, {}, lt, property_);
+}
+
+const logical_tensor::dims &logical_tensor::get_dims() const {
+    if (ndims_ < 0)
+        detail::fail(status::invalid_arguments, "logical tensor ", id_, ": get_dims needs a known rank (ndims is -1)");
+    return dims_;
+}
+
+logical_tensor::dims logical_tensor::get_strides() const {
+    if (layout_ != layout_type::strided || ndims_ < 0)
+        detail::fail(status::invalid_arguments, "logical tensor ", id_,
+                     ": get_strides needs a strided layout of known rank");
+    return strides_.size() == dims_.size() ? strides_ : dims(dims_.size(), FUSEBOX_UNKNOWN_DIM);
 }
 
 size_t logical_tensor::get_layout_id() const {
@@ -91,13 +110,12 @@ size_t logical_tensor::get_mem_size() const {
     int64_t last = 0; // offset of the last element, in elements
     for (size_t i = 0; i < dims_.size(); ++i) {
         if (dims_[i] == 0) return 0;
-        int64_t step;
-        if (__builtin_mul_overflow(dims_[i] - 1, strides[i], &step) || __builtin_add_overflow(last, step, &last))
-            return 0; // not addressable: compile rejects such tensors
+        auto step = detail::checked_mul(dims_[i] - 1, strides[i]);
+        auto next = step ? detail::checked_add(last, *step) : std::nullopt;
+        if (!next || *next == INT64_MAX) return 0; // not addressable: compile rejects such tensors
+        last = *next;
     }
-    size_t bytes;
-    if (__builtin_mul_overflow(static_cast<size_t>(last) + 1, data_type_size(data_type_), &bytes)) return 0;
-    return bytes;
+    return detail::checked_mul(static_cast<size_t>(last) + 1, data_type_size(data_type_)).value_or(0);
 }
 
 bool logical_tensor::is_equal(const logical_tensor &o) const {

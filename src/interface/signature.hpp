@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <variant>
 
-#include "fusebox/fusebox.hpp"
+#include "common/access.hpp"
 
 namespace fusebox::detail {
 
@@ -57,9 +57,9 @@ struct signature_builder {
     signature_builder &tensor(const logical_tensor &t) {
         num(static_cast<int64_t>(t.get_id())).num(static_cast<int>(t.get_data_type()));
         num(static_cast<int>(t.get_layout_type())).num(t.get_ndims());
-        for (int64_t d : t.get_dims()) num(d);
+        for (int64_t d : dims_of(t)) num(d);
         s.push_back('/');
-        for (int64_t d : t.get_strides()) num(d);
+        for (int64_t d : strides_of(t)) num(d);
         s.push_back(';');
         return *this;
     }

@@ -3,13 +3,14 @@
 #include <numeric>
 #include <sstream>
 
+#include "common/checked.hpp"
 #include "common/errors.hpp"
 
 namespace fusebox::detail {
 
-int64_t fused_expr::numel() const {
-    return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
-}
+// Compile rejects outputs whose elements cannot be addressed, so a canonical
+// shape's product fits (a zero-size shape is 0 whatever its other dims).
+int64_t fused_expr::numel() const { return checked_numel(shape).value_or(INT64_MAX); }
 
 std::string fused_expr::to_string() const {
     std::ostringstream os;

@@ -115,14 +115,16 @@ std::vector<partition> graph::get_partitions(partition::policy p) {
         fail(status::invalid_graph, "get_partitions: graph is not finalized (call finalize() first)");
     if (p != partition::policy::fusion && p != partition::policy::debug)
         fail(status::invalid_arguments, "get_partitions: policy value ", static_cast<int>(p), " is not a policy");
-    std::vector<partition> result;
-    for (auto &region : detail::find_partitions(*impl_, p)) {
-        region.id = result.size();
-        partition part;
-        access::impl(part) = std::make_shared<const detail::partition_impl>(std::move(region));
-        result.push_back(std::move(part));
-    }
-    return result;
+    return detail::translate_exceptions("get_partitions", [&] {
+        std::vector<partition> result;
+        for (auto &region : detail::find_partitions(*impl_, p)) {
+            region.id = result.size();
+            partition part;
+            access::impl(part) = std::make_shared<const detail::partition_impl>(std::move(region));
+            result.push_back(std::move(part));
+        }
+        return result;
+    });
 }
 
 partition::partition(const op &o, engine::kind k) {

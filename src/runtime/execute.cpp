@@ -7,13 +7,16 @@
 #include "common/errors.hpp"
 #include "common/verbose.hpp"
 #include "compile/compiled_impl.hpp"
+#include "interface/dtype.hpp"
 #include "interface/handles.hpp"
 
 namespace fusebox {
 namespace {
 
 using detail::access;
+using detail::dims_of;
 using detail::fail;
+using detail::strides_of;
 
 const detail::tensor_impl &find_tensor(const std::vector<tensor> &ts, const logical_tensor &port, const char *what) {
     for (const auto &t : ts) {
@@ -26,14 +29,19 @@ const detail::tensor_impl &find_tensor(const std::vector<tensor> &ts, const logi
 
 void *checked_handle(const detail::tensor_impl &t, const logical_tensor &port, const char *what) {
     const logical_tensor &lt = t.lt;
-    const bool strides_ok = lt.get_strides().empty() || lt.get_strides() == port.get_strides();
-    if (lt.get_data_type() != port.get_data_type() || lt.get_dims() != port.get_dims() || !strides_ok)
+    const bool strides_ok = strides_of(lt).empty() || strides_of(lt) == strides_of(port);
+    if (lt.get_data_type() != port.get_data_type() || dims_of(lt) != dims_of(port) || !strides_ok)
         fail(status::invalid_arguments, "execute: ", what, " tensor id ", port.get_id(), " is ",
-             data_type_name(lt.get_data_type()), detail::shape_str(lt), " strides ",
-             detail::shape_str(lt.get_strides()), " but was compiled as ", data_type_name(port.get_data_type()),
-             detail::shape_str(port), " strides ", detail::shape_str(port.get_strides()));
+             data_type_name(lt.get_data_type()), detail::shape_str(lt), " strides ", detail::shape_str(strides_of(lt)),
+             " but was compiled as ", data_type_name(port.get_data_type()), detail::shape_str(port), " strides ",
+             detail::shape_str(strides_of(port)));
     if (!t.handle && port.get_mem_size() > 0)
         fail(status::invalid_arguments, "execute: ", what, " tensor id ", port.get_id(), " has a null data handle");
+    // Elements are read and written as their type: handles must be aligned to it.
+    const size_t align = detail::element_alignment(port.get_data_type());
+    if (reinterpret_cast<uintptr_t>(t.handle) % align)
+        fail(status::invalid_arguments, "execute: ", what, " tensor id ", port.get_id(), " has data handle ", t.handle,
+             ", which is not aligned to ", align, " bytes as ", data_type_name(port.get_data_type()), " elements need");
     return t.handle;
 }
 
@@ -62,6 +70,11 @@ std::string compiled_partition::get_impl_info() const { return impl_ ? impl_->co
 
 void compiled_partition::execute(stream &s, const std::vector<tensor> &inputs,
                                  const std::vector<tensor> &outputs) const {
+    detail::translate_exceptions("execute", [&] { execute_checked(s, inputs, outputs); });
+}
+
+void compiled_partition::execute_checked(stream &s, const std::vector<tensor> &inputs,
+                                         const std::vector<tensor> &outputs) const {
     if (!impl_) fail(status::invalid_arguments, "execute: compiled partition is empty");
     const detail::allocator_impl &alloc = detail::allocator_of(s.get_engine());
     const detail::compiled_core &c = *impl_->core;
@@ -89,16 +102,12 @@ void compiled_partition::execute(stream &s, const std::vector<tensor> &inputs,
         std::memcpy(staged.back().data(), in[p], size);
         in[p] = staged.back().data();
     }
-    try {
-        c.k->execute(in.data(), out, detail::exec_context{alloc});
-    } catch (const std::bad_alloc &) {
-        fail(status::out_of_memory, "execute: partition ", partition_id, ": out of memory");
-    }
+    c.k->execute(in.data(), out, detail::exec_context{alloc});
 
     if (detail::verbose_enabled()) {
         std::ostringstream os;
         os << "execute,partition=" << partition_id << ",ops=" << c.ops << ",impl=" << c.k->info()
-           << ",out=" << data_type_name(c.output.get_data_type()) << detail::shape_str(c.output.get_dims())
+           << ",out=" << data_type_name(c.output.get_data_type()) << detail::shape_str(dims_of(c.output))
            << (staged.empty() ? "" : ",staged_aliased_inputs=" + std::to_string(staged.size()))
            << ",time_ms=" << detail::ms_since(start);
         detail::verbose_print(os.str());

@@ -69,6 +69,13 @@ TEST(onednn_api, logical_tensor_constructors) {
     expect_status([] { lt(7, dt::f32, dims{2}, static_cast<lt::layout_type>(17)); }, status::invalid_arguments,
                   "layout type value 17");
     expect_status([] { lt(8, dt::f32, dims{2}).get_layout_id(); }, status::invalid_arguments, "opaque");
+    // As oneDNN: dims need a known rank, strides a strided layout of known rank.
+    expect_status([&] { unknown_rank.get_dims(); }, status::invalid_arguments, "known rank");
+    expect_status([&] { unknown_rank.get_strides(); }, status::invalid_arguments, "strided layout of known rank");
+    expect_status([&] { rank3.get_strides(); }, status::invalid_arguments, "strided layout");
+    EXPECT_EQ(lt(9, dt::f32, {2, FUSEBOX_UNKNOWN_DIM}).get_strides(), (dims{FUSEBOX_UNKNOWN_DIM, FUSEBOX_UNKNOWN_DIM}));
+    EXPECT_EQ(lt(10, dt::f32, {2, 3}).get_strides(), (dims{3, 1}));
+    EXPECT_TRUE(scalar.get_dims().empty());
 }
 
 TEST(onednn_api, unknown_dims_in_either_spelling_are_inferred) {

@@ -57,18 +57,26 @@ template <typename T> struct aligned_allocator {
     bool operator!=(const aligned_allocator &) const { return false; }
 };
 
+/// Strides of a logical tensor of known shape: its own when strided, else dense.
+inline dims strides_of(const logical_tensor &lt) {
+    if (lt.get_layout_type() == logical_tensor::layout_type::strided) return lt.get_strides();
+    return logical_tensor(lt.get_id(), lt.get_data_type(), lt.get_dims()).get_strides();
+}
+
+/// Memory for a logical tensor of known shape, and its strides.
 struct buffer {
     logical_tensor lt;
+    dims strides;
     std::vector<unsigned char, aligned_allocator<unsigned char>> bytes;
-    explicit buffer(const logical_tensor &l) : lt(l), bytes(l.get_mem_size() + 64, 0) {}
+    explicit buffer(const logical_tensor &l) : lt(l), strides(strides_of(l)), bytes(l.get_mem_size() + 64, 0) {}
     void *data() { return bytes.data(); }
     const void *data() const { return bytes.data(); }
 };
 
-/// Element offset of multi-index `idx` in `lt`.
-inline int64_t offset_of(const logical_tensor &lt, const dims &idx) {
+/// Element offset of multi-index `idx` under `strides`.
+inline int64_t offset_of(const dims &strides, const dims &idx) {
     int64_t off = 0;
-    for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * lt.get_strides()[d];
+    for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * strides[d];
     return off;
 }
 
@@ -196,17 +204,18 @@ inline dims numpy_broadcast(const dims &a, const dims &b) {
 inline void ref_binary(op::kind kind, const buffer &a, const buffer &b, buffer &out, int64_t b_first_dim = -1) {
     const dims &shape = out.lt.get_dims();
     const int64_t rank = static_cast<int64_t>(shape.size());
-    auto offset = [&](const logical_tensor &lt, int64_t first, const dims &idx) {
+    auto offset = [&](const buffer &x, int64_t first, const dims &idx) {
         int64_t off = 0; // extent-1 dims read index 0 (they may not line up with any output dim)
-        for (size_t k = 0; k < lt.get_dims().size(); ++k)
-            if (lt.get_dims()[k] != 1) off += idx[first + k] * lt.get_strides()[k];
+        const dims &d = x.lt.get_dims();
+        for (size_t k = 0; k < d.size(); ++k)
+            if (d[k] != 1) off += idx[first + k] * x.strides[k];
         return off;
     };
     const int64_t first_a = rank - a.lt.get_ndims();
     const int64_t first_b = b_first_dim >= 0 ? b_first_dim : rank - b.lt.get_ndims();
     for_each_index(shape, [&](int64_t, const dims &idx) {
-        ref_element(kind, a.lt.get_data_type(), a.data(), offset(a.lt, first_a, idx), b.lt.get_data_type(), b.data(),
-                    offset(b.lt, first_b, idx), out.lt.get_data_type(), out.data(), offset_of(out.lt, idx));
+        ref_element(kind, a.lt.get_data_type(), a.data(), offset(a, first_a, idx), b.lt.get_data_type(), b.data(),
+                    offset(b, first_b, idx), out.lt.get_data_type(), out.data(), offset_of(out.strides, idx));
     });
 }
 
@@ -283,7 +292,7 @@ inline std::string first_mismatch(const buffer &expected, const buffer &actual) 
     std::string first;
     for_each_index(lt.get_dims(), [&](int64_t, const dims &idx) {
         if (!first.empty()) return;
-        const int64_t off = offset_of(lt, idx);
+        const int64_t off = offset_of(expected.strides, idx);
         const unsigned char *x = expected.bytes.data() + off * es, *y = actual.bytes.data() + off * es;
         if (std::memcmp(x, y, es) == 0) return;
         if (is_float_type(t) && std::isnan(as_double(t, x, 0)) && std::isnan(as_double(t, y, 0))) return;

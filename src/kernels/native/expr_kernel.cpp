@@ -12,6 +12,7 @@
 
 #include <hwy/cache_control.h>
 
+#include "common/checked.hpp"
 #include "common/errors.hpp"
 #include "common/parallel.hpp"
 #include "kernels/native/binary_ops.hpp"
@@ -60,7 +61,7 @@ public:
             bytes_per_element_ += es;
         }
         bytes_per_element_ += out_size_;
-        if (__builtin_mul_overflow(total_, bytes_per_element_, &total_bytes_)) total_bytes_ = INT64_MAX;
+        total_bytes_ = saturating_mul(total_, bytes_per_element_);
         stream_ = total_bytes_ >= stream_threshold_bytes();
         const element_ops &ops = element_ops_for_cpu();
         for (const auto &n : e.nodes) {

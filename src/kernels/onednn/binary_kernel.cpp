@@ -7,6 +7,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
 
+#include "common/checked.hpp"
 #include "common/parallel.hpp"
 
 namespace fusebox::detail {
@@ -146,7 +147,7 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, const onednn_opt
     k->row_bytes_.push_back(e.out_strides[0] * static_cast<int64_t>(sz_out));
 
     const int64_t rows = e.shape[0];
-    const int64_t bytes = e.numel() * static_cast<int64_t>(order.size() * sz_in + sz_out);
+    const int64_t bytes = saturating_mul(e.numel(), static_cast<int64_t>(order.size() * sz_in + sz_out));
     k->n_chunks_ = std::min<int64_t>(plan_chunks(bytes), rows);
     k->rows_per_chunk_ = (rows + k->n_chunks_ - 1) / k->n_chunks_;
     k->n_chunks_ = (rows + k->rows_per_chunk_ - 1) / k->rows_per_chunk_;

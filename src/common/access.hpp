@@ -1,0 +1,26 @@
+// detail::access: the one friend through which the library reaches the
+// private state of the public classes.
+#pragma once
+
+#include "fusebox/fusebox.hpp"
+
+namespace fusebox::detail {
+
+struct access {
+    /// A logical tensor's dims and strides as stored: empty for an unknown
+    /// rank, strides empty unless strided and known.
+    static const logical_tensor::dims &dims(const logical_tensor &lt) { return lt.dims_; }
+    static const logical_tensor::dims &strides(const logical_tensor &lt) { return lt.strides_; }
+    template <typename Handle> static auto &impl(Handle &h) { return h.impl_; }
+    template <typename Handle> static const auto &impl(const Handle &h) { return h.impl_; }
+    static std::vector<logical_tensor> &inputs(op &o) { return o.inputs_; }
+    static std::vector<logical_tensor> &outputs(op &o) { return o.outputs_; }
+};
+
+/// A logical tensor's dims as stored (empty for an unknown rank): unlike
+/// get_dims(), never throws.
+inline const logical_tensor::dims &dims_of(const logical_tensor &lt) { return access::dims(lt); }
+/// A logical tensor's strides as stored: empty unless strided and known.
+inline const logical_tensor::dims &strides_of(const logical_tensor &lt) { return access::strides(lt); }
+
+} // namespace fusebox::detail
