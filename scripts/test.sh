@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the whole test suite: the Release
-# build (unit tests, examples, the install check) and the unit tests again
-# under AddressSanitizer + UndefinedBehaviorSanitizer.
-#   scripts/test.sh            both builds
+# Installs what is missing, builds, and runs the whole test suite:
+#   1. gcc Release: unit tests, examples, the install check, driver batches;
+#   2. gcc AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests again;
+#   3. clang ASan + UBSan: the unit tests, then each libFuzzer target for a
+#      bounded time (FUSEBOX_FUZZ_SECONDS, default 60);
+#   4. clang ThreadSanitizer: the concurrency tests.
+# Every build treats warnings as errors.
+#   scripts/test.sh            all four
 #   scripts/test.sh --quick    Release only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install_deps.sh
 
-cmake --preset release
-cmake --build --preset release
-ctest --preset release
+run_preset() {
+  echo "== $1"
+  cmake --preset "$1" "${@:2}"
+  cmake --build --preset "$1"
+  ctest --preset "$1"
+}
 
+run_preset release
 if [ "${1:-}" != "--quick" ]; then
-  cmake --preset asan
-  cmake --build --preset asan
-  ctest --preset asan
+  run_preset asan
+  run_preset clang-fuzz -DFUSEBOX_FUZZ_SECONDS="${FUSEBOX_FUZZ_SECONDS:-60}"
+  run_preset tsan
 fi

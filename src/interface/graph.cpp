@@ -88,23 +88,33 @@ namespace detail {
 void finalize_graph(graph_impl &g) {
     std::vector<op> &ops = g.ops;
 
-    // One descriptor per tensor id, one producer per tensor.
+    // One descriptor per tensor id, one producer per tensor. The descriptors
+    // the ops fusebox runs (and End) see must agree; those of other ops are
+    // folded in where they add what is unknown, and their contradictions left
+    // to the framework that runs those ops.
     std::map<size_t, logical_tensor> tensors;
     std::map<size_t, size_t> producer; // tensor id -> op index
-    auto note = [&](const logical_tensor &lt, size_t op_id) {
+    auto note = [&](const logical_tensor &lt, size_t op_id, bool strict) {
         auto [it, inserted] = tensors.emplace(lt.get_id(), lt);
-        if (!inserted) it->second = merge_descriptors(it->second, lt, op_id);
-    };
-    for (size_t i = 0; i < ops.size(); ++i) {
-        for (const auto &lt : ops[i].get_inputs()) note(lt, ops[i].get_id());
-        for (const auto &lt : ops[i].get_outputs()) {
-            note(lt, ops[i].get_id());
-            auto [it, inserted] = producer.emplace(lt.get_id(), i);
-            if (!inserted)
-                fail(status::invalid_graph, "tensor id ", lt.get_id(), " is produced by both op ",
-                     ops[it->second].get_id(), " and op ", ops[i].get_id());
+        if (inserted) return;
+        try {
+            it->second = merge_descriptors(it->second, lt, op_id);
+        } catch (const error &) {
+            if (strict) throw;
         }
-    }
+    };
+    for (bool strict : {true, false})
+        for (size_t i = 0; i < ops.size(); ++i) {
+            if ((is_kind_supported(ops[i].get_kind()) || ops[i].get_kind() == op::kind::End) != strict) continue;
+            for (const auto &lt : ops[i].get_inputs()) note(lt, ops[i].get_id(), strict);
+            for (const auto &lt : ops[i].get_outputs()) {
+                note(lt, ops[i].get_id(), strict);
+                auto [it, inserted] = producer.emplace(lt.get_id(), i);
+                if (!inserted)
+                    fail(status::invalid_graph, "tensor id ", lt.get_id(), " is produced by both op ",
+                         ops[it->second].get_id(), " and op ", ops[i].get_id());
+            }
+        }
 
     // Topological order (stable: ready ops run in add order); a leftover op means a cycle.
     std::vector<size_t> order, pending(ops.size());

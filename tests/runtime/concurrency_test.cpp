@@ -60,6 +60,42 @@ TEST_P(concurrency_test, runs_inside_a_one_thread_arena) {
     });
 }
 
+// Threads build graphs, compile (hitting and missing the compile cache while
+// another thread resizes it) and execute at once.
+TEST_P(concurrency_test, threads_compile_while_the_cache_is_resized) {
+    kernel_env env(GetParam());
+    const engine eng(engine::kind::cpu);
+    constexpr int kThreads = 6, kRepeats = 12;
+    std::vector<std::string> failures(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            std::mt19937_64 rng(7 + t);
+            stream s(eng);
+            for (int r = 0; r < kRepeats; ++r) {
+                if (t == 0) set_compiled_partition_cache_capacity(r % 3); // 0 drops everything
+                const int64_t rows = 1 + (t + r) % 4;                     // shared shapes: cache hits
+                logical_tensor la(0, dt::f32, {rows, 4096}), lb(1, dt::f32, {4096});
+                graph g(engine::kind::cpu);
+                g.add_op(binary_op(op::kind::Add, la, lb));
+                g.finalize();
+                compiled_partition cp =
+                    g.get_partitions()[0].compile({la, lb}, {logical_tensor(2, dt::f32, {rows, 4096})}, eng);
+                buffer a(la), b(lb), out(cp.query_logical_tensor(2)), want(out.lt);
+                fill(a, rng);
+                fill(b, rng);
+                cp.execute(s, {tensor(la, eng, a.data()), tensor(lb, eng, b.data())},
+                           {tensor(out.lt, eng, out.data())});
+                ref_binary(op::kind::Add, a, b, want);
+                if (!same_elements(want, out))
+                    failures[t] = "thread " + std::to_string(t) + " repeat " + std::to_string(r);
+            }
+        });
+    for (auto &th : threads) th.join();
+    set_compiled_partition_cache_capacity(1024);
+    for (const auto &f : failures) EXPECT_TRUE(f.empty()) << f;
+}
+
 INSTANTIATE_TEST_SUITE_P(kernels, concurrency_test, ::testing::Values("onednn", "native"));
 
 } // namespace

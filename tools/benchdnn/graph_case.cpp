@@ -1,17 +1,24 @@
 #include "graph_case.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "../../src/common/checked.hpp"
+
 namespace fbbench {
 namespace {
 
 using json = nlohmann::json;
 using fusebox::logical_tensor;
+
+// Beyond what fusebox accepts (logical tensors hold at most 64 dims).
+constexpr size_t kMaxRank = 64;
 
 [[noreturn]] void bad(const std::string &where, const std::string &why) { throw case_error(where + ": " + why); }
 
@@ -20,148 +27,179 @@ const json &member(const json &j, const char *key, const std::string &where) {
     return j.at(key);
 }
 
-template <typename T> T get(const json &j, const std::string &where, const char *expected) {
-    try {
-        return j.get<T>();
-    } catch (const json::exception &) {
-        bad(where, std::string("expected ") + expected + ", got " + j.dump());
+std::string text_of(const json &j, const std::string &where) {
+    if (!j.is_string()) bad(where, "expected a string, got " + j.dump());
+    return j.get<std::string>();
+}
+
+// An integer in [lo, hi]: JSON reals (1.9, 1e30) are refused, never truncated.
+int64_t integer_of(const json &j, int64_t lo, int64_t hi, const std::string &where) {
+    int64_t v;
+    if (j.is_number_unsigned()) {
+        const uint64_t u = j.get<uint64_t>();
+        if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) bad(where, j.dump() + " is out of range");
+        v = static_cast<int64_t>(u);
+    } else if (j.is_number_integer()) {
+        v = j.get<int64_t>();
+    } else {
+        bad(where, "expected an integer, got " + j.dump());
     }
+    if (v < lo || v > hi)
+        bad(where, std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return v;
+}
+
+size_t id_of(const json &j, const std::string &where) {
+    return static_cast<size_t>(integer_of(j, 0, std::numeric_limits<int64_t>::max(), where));
+}
+
+std::vector<int64_t> integers_of(const json &j, int64_t lo, int64_t hi, const std::string &where) {
+    if (!j.is_array()) bad(where, "expected a list of integers, got " + j.dump());
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < j.size(); ++i)
+        out.push_back(integer_of(j[i], lo, hi, where + "[" + std::to_string(i) + "]"));
+    return out;
+}
+
+// A finite f32, or a non-finite one spelled as fusebox's graph dumps write it.
+float f32_of(const json &v, const std::string &where) {
+    if (v.is_string()) {
+        const std::string s = v.get<std::string>();
+        if (s == "nan") return std::numeric_limits<float>::quiet_NaN();
+        if (s == "inf") return std::numeric_limits<float>::infinity();
+        if (s == "-inf") return -std::numeric_limits<float>::infinity();
+    }
+    if (!v.is_number()) bad(where, "expected a number, got " + v.dump());
+    const double d = v.get<double>();
+    if (!(std::fabs(d) <= std::numeric_limits<float>::max())) bad(where, v.dump() + " does not fit in f32");
+    return static_cast<float>(d);
+}
+
+// Type names of oneDNN Graph that fusebox has no type for.
+bool onednn_only_type(const std::string &name) {
+    static const std::set<std::string> names = {"f8_e5m2", "f8_e4m3", "s4", "u4", "e8m0", "f4_e2m1", "f4_e3m0"};
+    return names.count(name) > 0;
 }
 
 data_type parse_dt(const std::string &name, const std::string &where) {
-    static const std::map<std::string, data_type> names = {
-        {"f16", data_type::f16},         {"bf16", data_type::bf16},     {"f32", data_type::f32},
-        {"f64", data_type::f64},         {"s8", data_type::s8},         {"u8", data_type::u8},
-        {"s16", data_type::s16},         {"u16", data_type::u16},       {"s32", data_type::s32},
-        {"u32", data_type::u32},         {"s64", data_type::s64},       {"u64", data_type::u64},
-        {"boolean", data_type::boolean}, {"string", data_type::string}, {"undef", data_type::undef}};
-    auto it = names.find(name);
-    if (it == names.end()) bad(where, "unknown data type \"" + name + "\"");
-    return it->second;
+    if (name == "undef") return data_type::undef;
+    for (data_type t : {data_type::f16, data_type::bf16, data_type::f32, data_type::f64, data_type::s8, data_type::u8,
+                        data_type::s16, data_type::u16, data_type::s32, data_type::u32, data_type::s64, data_type::u64,
+                        data_type::boolean, data_type::string})
+        if (name == fusebox::data_type_name(t)) return t;
+    if (onednn_only_type(name)) throw case_unimplemented(where + ": fusebox has no data type " + name);
+    bad(where, "unknown data type \"" + name + "\"");
 }
 
 tensor_desc parse_tensor(const json &j, const std::string &where) {
     tensor_desc t;
-    t.id = get<size_t>(member(j, "id", where), where + ".id", "an unsigned integer");
-    t.dt = parse_dt(get<std::string>(member(j, "dtype", where), where + ".dtype", "a string"), where + ".dtype");
-    if (j.contains("shape")) {
-        t.shape = get<dims>(j.at("shape"), where + ".shape", "a list of integers");
+    t.id = id_of(member(j, "id", where), where + ".id");
+    t.dt = parse_dt(text_of(member(j, "dtype", where), where + ".dtype"), where + ".dtype");
+    const int64_t max = std::numeric_limits<int64_t>::max();
+    if (j.contains("shape")) { // dims: -1 or INT64_MIN for unknown
+        t.shape = integers_of(j.at("shape"), std::numeric_limits<int64_t>::min(), max, where + ".shape");
+        for (int64_t &d : t.shape)
+            if (d < 0 && d != -1 && d != FUSEBOX_UNKNOWN_DIM)
+                bad(where + ".shape", "negative dim " + std::to_string(d));
+        if (t.shape.size() > kMaxRank) bad(where + ".shape", "rank " + std::to_string(t.shape.size()) + " exceeds 64");
         t.known_rank = true;
-        // oneDNN writes unknown rank as shape [-1] with a layout of any.
     }
-    if (j.contains("stride")) t.strides = get<dims>(j.at("stride"), where + ".stride", "a list of integers");
-    std::string layout = j.contains("layout_type")
-                             ? get<std::string>(j.at("layout_type"), where + ".layout_type", "a string")
-                             : "strided";
+    if (j.contains("stride"))
+        t.strides = integers_of(j.at("stride"), std::numeric_limits<int64_t>::min(), max, where + ".stride");
+    const std::string layout =
+        j.contains("layout_type") ? text_of(j.at("layout_type"), where + ".layout_type") : "strided";
     if (layout == "strided")
         t.layout = logical_tensor::layout_type::strided;
     else if (layout == "any")
         t.layout = logical_tensor::layout_type::any;
     else if (layout == "undef")
         t.layout = logical_tensor::layout_type::undef;
+    else if (layout == "opaque")
+        throw case_unimplemented(where + ".layout_type: fusebox has no opaque layouts");
     else
-        bad(where + ".layout_type", "unsupported layout \"" + layout + "\"");
-    std::string prop = j.contains("property_type")
-                           ? get<std::string>(j.at("property_type"), where + ".property_type", "a string")
-                           : "undef";
+        bad(where + ".layout_type", "unknown layout \"" + layout + "\"");
+    const std::string prop =
+        j.contains("property_type") ? text_of(j.at("property_type"), where + ".property_type") : "undef";
     if (prop == "constant")
         t.property = logical_tensor::property_type::constant;
     else if (prop == "variable")
         t.property = logical_tensor::property_type::variable;
-    if (t.layout != logical_tensor::layout_type::strided) t.strides.clear();
+    else if (prop != "undef" && prop != "host_scalar")
+        bad(where + ".property_type", "unknown property \"" + prop + "\"");
+    if (t.layout != logical_tensor::layout_type::strided) t.strides.clear(); // "any" may carry a placeholder
     if (!t.strides.empty() && t.strides.size() != t.shape.size())
         bad(where + ".stride",
             std::to_string(t.strides.size()) + " strides for " + std::to_string(t.shape.size()) + " dims");
-    for (int64_t d : t.strides)
-        if (d < 0) t.strides.clear(); // -1 strides: not fixed yet
+    if (std::any_of(t.strides.begin(), t.strides.end(), [](int64_t s) { return s < 0; }))
+        t.strides.clear(); // not fixed yet
     return t;
 }
 
-float parse_f32(const json &v, const std::string &where) {
-    if (v.is_string()) { // non-finite values, as fusebox's graph dumps write them
-        const std::string s = v.get<std::string>();
-        if (s == "nan") return std::numeric_limits<float>::quiet_NaN();
-        if (s == "inf") return std::numeric_limits<float>::infinity();
-        if (s == "-inf") return -std::numeric_limits<float>::infinity();
-    }
-    return get<float>(v, where, "a number");
-}
-
 fusebox::op::attr_value parse_attr(const json &j, const std::string &where) {
-    const std::string type = get<std::string>(member(j, "type", where), where + ".type", "a string");
+    const std::string type = text_of(member(j, "type", where), where + ".type");
     const json &v = member(j, "value", where);
-    if (type == "string") return get<std::string>(v, where + ".value", "a string");
-    if (type == "s64") return get<int64_t>(v, where + ".value", "an integer");
-    if (type == "bool") return v.is_boolean() ? v.get<bool>() : get<int64_t>(v, where + ".value", "a bool") != 0;
-    if (type == "s64[]") return get<std::vector<int64_t>>(v, where + ".value", "a list of integers");
-    if (type == "f32") return parse_f32(v, where + ".value");
+    const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+    if (type == "string") return text_of(v, where + ".value");
+    if (type == "s64") return integer_of(v, lo, hi, where + ".value");
+    if (type == "bool") return v.is_boolean() ? v.get<bool>() : integer_of(v, 0, 1, where + ".value") != 0;
+    if (type == "s64[]") return integers_of(v, lo, hi, where + ".value");
+    if (type == "f32") return f32_of(v, where + ".value");
     if (type == "f32[]") {
         if (!v.is_array()) bad(where + ".value", "expected a list of numbers");
         std::vector<float> out;
-        for (size_t i = 0; i < v.size(); ++i) out.push_back(parse_f32(v[i], where + ".value[" + std::to_string(i) + "]"));
+        for (size_t i = 0; i < v.size(); ++i) out.push_back(f32_of(v[i], where + ".value[" + std::to_string(i) + "]"));
         return out;
     }
-    bad(where + ".type", "unsupported attribute type \"" + type + "\"");
+    bad(where + ".type", "unknown attribute type \"" + type + "\"");
 }
 
-std::vector<std::string> split(const std::string &s, char sep) {
-    std::vector<std::string> out;
-    std::string cur;
-    std::istringstream is(s);
-    while (std::getline(is, cur, sep)) out.push_back(cur);
-    return out;
+// The value type of an attribute, from the range of its oneDNN Graph value
+// (0x01.. f32, 0x20 f32[], 0x30 s64, 0x40 s64[], 0x60 bool, 0x80 string) and
+// fusebox's own (broadcast s64, consumed_inputs s64[]).
+enum class attr_kind { f32, f32s, s64, s64s, boolean, string };
+attr_kind kind_of(fusebox::op::attr a) {
+    const int v = static_cast<int>(a);
+    if (a == fusebox::op::attr::broadcast) return attr_kind::s64;
+    if (a == fusebox::op::attr::consumed_inputs) return attr_kind::s64s;
+    return v < 0x20   ? attr_kind::f32
+           : v < 0x30 ? attr_kind::f32s
+           : v < 0x40 ? attr_kind::s64
+           : v < 0x60 ? attr_kind::s64s
+           : v < 0x80 ? attr_kind::boolean
+                      : attr_kind::string;
 }
 
-// A knob's attribute value, typed like the attribute the case already has,
-// else by its spelling (true/false, integer, real, AxB list, text).
-fusebox::op::attr_value attr_from_text(const std::string &value, const fusebox::op::attr_value *existing,
-                                       const std::string &where) {
-    auto integer = [&](const std::string &t) {
-        size_t pos = 0;
-        long long v = 0;
-        try {
-            v = std::stoll(t, &pos);
-        } catch (const std::exception &) {
-            pos = std::string::npos;
-        }
-        if (t.empty() || pos != t.size()) bad(where, "bad integer \"" + t + "\"");
-        return static_cast<int64_t>(v);
-    };
-    auto real = [&](const std::string &t) {
-        size_t pos = 0;
-        float v = 0;
-        try {
-            v = std::stof(t, &pos);
-        } catch (const std::exception &) {
-            pos = std::string::npos;
-        }
-        if (t.empty() || pos != t.size()) bad(where, "bad number \"" + t + "\"");
-        return v;
-    };
-    auto list = [&](auto each) {
-        std::vector<decltype(each(std::string()))> out;
-        for (const auto &part : split(value, 'x')) out.push_back(each(part));
+// A knob's attribute value (benchdnn spelling: lists as AxB, bools as true/false or 1/0).
+fusebox::op::attr_value attr_from_text(const std::string &name, const std::string &value, const std::string &where) {
+    fusebox::op::attr a;
+    try {
+        a = fusebox::attr_from_name(name);
+    } catch (const fusebox::error &) {
+        bad(where, "unknown attribute \"" + name + "\"");
+    }
+    const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+    const float fmax = std::numeric_limits<float>::max();
+    switch (kind_of(a)) {
+    case attr_kind::string: return value;
+    case attr_kind::s64: return parse_int(value, lo, hi, where);
+    case attr_kind::f32: return static_cast<float>(parse_real(value, -fmax, fmax, where));
+    case attr_kind::boolean:
+        if (value == "true" || value == "1") return true;
+        if (value == "false" || value == "0") return false;
+        bad(where, "expected true, false, 1 or 0, got \"" + value + "\"");
+    case attr_kind::s64s: {
+        std::vector<int64_t> out;
+        for (const auto &part : split(value, 'x')) out.push_back(parse_int(part, lo, hi, where));
         return out;
-    };
-    if (existing) {
-        switch (existing->index()) {
-        case 0: return value;
-        case 1: return integer(value);
-        case 2: return list(integer);
-        case 3: return real(value);
-        case 4: return list(real);
-        default:
-            if (value != "true" && value != "false") bad(where, "expected true or false, got \"" + value + "\"");
-            return value == "true";
-        }
     }
-    if (value == "true" || value == "false") return value == "true";
-    if (!value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-')) {
-        if (value.find('x') != std::string::npos) return list(integer);
-        if (value.find_first_of(".eE") != std::string::npos) return real(value);
-        return integer(value);
+    case attr_kind::f32s: {
+        std::vector<float> out;
+        for (const auto &part : split(value, 'x'))
+            out.push_back(static_cast<float>(parse_real(part, -fmax, fmax, where)));
+        return out;
     }
-    return value;
+    }
+    bad(where, "unknown attribute type");
 }
 
 std::vector<op_desc *> ops_with_id(graph_case &c, size_t id, const std::string &where) {
@@ -173,31 +211,22 @@ std::vector<op_desc *> ops_with_id(graph_case &c, size_t id, const std::string &
 }
 
 size_t parse_id(const std::string &s, const std::string &where) {
-    try {
-        size_t pos;
-        unsigned long long v = std::stoull(s, &pos);
-        if (pos == s.size()) return v;
-    } catch (const std::exception &) {
-    }
-    bad(where, "\"" + s + "\" is not an id");
+    return static_cast<size_t>(parse_int(s, 0, std::numeric_limits<int64_t>::max(), where));
 }
 
-// Strides for a permutation tag such as "acdb": letters name dims from the
-// outermost to the innermost in memory.
-dims strides_from_tag(const dims &shape, const std::string &tag, const std::string &where) {
-    if (tag.size() != shape.size())
-        bad(where, "tag \"" + tag + "\" does not match rank " + std::to_string(shape.size()));
-    dims strides(shape.size(), 0);
-    int64_t s = 1;
-    std::set<int> seen;
-    for (size_t k = tag.size(); k-- > 0;) {
-        int d = tag[k] - 'a';
-        if (d < 0 || d >= static_cast<int>(shape.size()) || !seen.insert(d).second)
-            bad(where, "bad tag \"" + tag + "\"");
-        strides[d] = s;
-        s *= std::max<int64_t>(shape[d], 1);
+// ID:VALUE entries of a knob alternative ("0:a+1:b"), in order; ids may not repeat.
+std::vector<std::pair<size_t, std::string>> id_entries(const std::string &text, const std::string &knob) {
+    std::vector<std::pair<size_t, std::string>> out;
+    std::set<size_t> seen;
+    for (const auto &item : split(text, '+')) {
+        const std::string where = knob + "=" + item;
+        const auto colon = item.find(':');
+        if (colon == std::string::npos) bad(where, "expected ID:VALUE");
+        const size_t id = parse_id(item.substr(0, colon), where);
+        if (!seen.insert(id).second) bad(where, "id " + std::to_string(id) + " is given twice");
+        out.emplace_back(id, item.substr(colon + 1));
     }
-    return strides;
+    return out;
 }
 
 } // namespace
@@ -205,23 +234,33 @@ dims strides_from_tag(const dims &shape, const std::string &tag, const std::stri
 dims parse_dims(const std::string &text, const std::string &what) {
     if (text == "-") return {};
     dims d;
-    for (const auto &part : split(text, 'x')) {
-        size_t pos = 0;
-        long long v = -1;
-        try {
-            v = std::stoll(part, &pos);
-        } catch (const std::exception &) {
-            pos = 0;
-        }
-        if (part.empty() || pos != part.size() || v < 0) throw case_error(what + ": bad dims \"" + text + "\"");
-        d.push_back(v);
-    }
+    for (const auto &part : split(text, 'x'))
+        d.push_back(parse_int(part, 0, std::numeric_limits<int64_t>::max(), what));
+    if (d.size() > kMaxRank) throw case_error(what + ": rank " + std::to_string(d.size()) + " exceeds 64");
     return d;
 }
 
+dims strides_from_tag(const dims &shape, const std::string &tag, const std::string &what) {
+    if (tag.size() != shape.size())
+        throw case_error(what + ": tag \"" + tag + "\" does not match rank " + std::to_string(shape.size()));
+    dims strides(shape.size(), 0);
+    int64_t s = 1;
+    std::set<int> seen;
+    for (size_t k = tag.size(); k-- > 0;) {
+        const int d = tag[k] - 'a';
+        if (d < 0 || d >= static_cast<int>(shape.size()) || !seen.insert(d).second)
+            throw case_error(what + ": \"" + tag + "\" is not a plain tag (a permutation of the first " +
+                             std::to_string(shape.size()) + " letters)");
+        strides[d] = s;
+        auto next = fusebox::detail::checked_mul(s, std::max<int64_t>(shape[d], 1));
+        if (!next) throw case_error(what + ": shape is too large to address");
+        s = *next;
+    }
+    return strides;
+}
+
 logical_tensor tensor_desc::to_logical() const {
-    if (!known_rank || (shape.size() == 1 && shape[0] == -1 && layout != logical_tensor::layout_type::strided))
-        return logical_tensor(id, dt, logical_tensor::layout_type::any);
+    if (!known_rank) return logical_tensor(id, dt, logical_tensor::layout_type::any);
     if (layout == logical_tensor::layout_type::strided && !strides.empty())
         return logical_tensor(id, dt, shape, strides, property);
     return logical_tensor(id, dt, shape, layout, property);
@@ -247,7 +286,7 @@ std::vector<fusebox::op> graph_case::to_ops() const {
         try {
             kind = fusebox::op_kind_from_name(o.kind);
         } catch (const fusebox::error &) {
-            bad(where + ".kind", "unsupported op kind \"" + o.kind + "\"");
+            bad(where + ".kind", "unknown op kind \"" + o.kind + "\"");
         }
         std::vector<logical_tensor> ins, outs;
         for (const auto &t : o.inputs) ins.push_back(t.to_logical());
@@ -258,7 +297,7 @@ std::vector<fusebox::op> graph_case::to_ops() const {
             try {
                 a = fusebox::attr_from_name(name);
             } catch (const fusebox::error &) {
-                bad(where + ".attrs." + name, "unsupported attribute");
+                bad(where + ".attrs." + name, "unknown attribute");
             }
             std::visit([&](const auto &v) { op.set_attr(a, v); }, value);
         }
@@ -280,35 +319,39 @@ fusebox::fpmath_mode graph_case::math_mode() const {
 
 fusebox::graph graph_case::build() const {
     fusebox::graph g(fusebox::engine::kind::cpu, math_mode());
+    g.set_fpmath_mode(math_mode(), fpmath_applies_to_int);
     for (const fusebox::op &o : to_ops()) g.add_op(o);
     return g;
 }
 
-graph_case load_case(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) throw case_error(path + ": cannot open");
+graph_case load_case_text(const std::string &text, const std::string &path) {
     json j;
     try {
-        j = json::parse(in);
-    } catch (const json::parse_error &e) {
+        j = json::parse(text);
+    } catch (const json::exception &e) {
         bad(path, std::string("malformed JSON: ") + e.what());
     }
+    if (!j.is_object()) bad(path, "expected a JSON object");
     graph_case c;
     c.path = path;
-    if (j.contains("engine_kind"))
-        c.engine_kind = get<std::string>(j.at("engine_kind"), path + ": engine_kind", "a string");
+    if (j.contains("engine_kind")) c.engine_kind = text_of(j.at("engine_kind"), path + ": engine_kind");
     if (c.engine_kind != "cpu") bad(path + ": engine_kind", "only \"cpu\" is supported, got \"" + c.engine_kind + "\"");
-    if (j.contains("fpmath_mode"))
-        c.fpmath_mode = get<std::string>(j.at("fpmath_mode"), path + ": fpmath_mode", "a string");
+    if (j.contains("fpmath_mode")) c.fpmath_mode = text_of(j.at("fpmath_mode"), path + ": fpmath_mode");
+    c.math_mode();                                // validates
+    if (j.contains("fpmath_mode_apply_to_int")) { // oneDNN writes "true"/"false" as strings
+        const json &v = j.at("fpmath_mode_apply_to_int");
+        c.fpmath_applies_to_int =
+            v.is_boolean() ? v.get<bool>() : text_of(v, path + ": fpmath_mode_apply_to_int") == "true";
+    }
     const json &ops = member(j, "graph", path);
     if (!ops.is_array()) bad(path + ": graph", "expected a list of ops");
     for (size_t i = 0; i < ops.size(); ++i) {
         const std::string where = path + ": graph[" + std::to_string(i) + "]";
         const json &jo = ops[i];
         op_desc o;
-        o.id = get<size_t>(member(jo, "id", where), where + ".id", "an unsigned integer");
-        o.name = jo.contains("name") ? get<std::string>(jo.at("name"), where + ".name", "a string") : "";
-        o.kind = get<std::string>(member(jo, "kind", where), where + ".kind", "a string");
+        o.id = id_of(member(jo, "id", where), where + ".id");
+        o.name = jo.contains("name") ? text_of(jo.at("name"), where + ".name") : "";
+        o.kind = text_of(member(jo, "kind", where), where + ".kind");
         if (jo.contains("attrs")) {
             if (!jo.at("attrs").is_object()) bad(where + ".attrs", "expected an object");
             for (const auto &[name, value] : jo.at("attrs").items())
@@ -326,10 +369,18 @@ graph_case load_case(const std::string &path) {
     return c;
 }
 
+graph_case load_case(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) throw case_error(path + ": cannot open");
+    std::stringstream text;
+    text << in.rdbuf();
+    return load_case_text(text.str(), path);
+}
+
 void case_knobs::apply(graph_case &c) const {
     bool reinfer = false;
-    std::set<size_t> inputs;
-    for (size_t id : c.graph_inputs()) inputs.insert(id);
+    const std::vector<size_t> input_list = c.graph_inputs();
+    const std::set<size_t> inputs(input_list.begin(), input_list.end());
     auto for_tensor = [&](size_t id, const std::function<void(tensor_desc &)> &f) {
         bool found = false;
         for (auto &o : c.ops)
@@ -338,17 +389,28 @@ void case_knobs::apply(graph_case &c) const {
                     if (t.id == id) f(t), found = true;
         return found;
     };
+    auto input_desc = [&](size_t id) -> tensor_desc & {
+        for (auto &o : c.ops)
+            for (auto &t : o.inputs)
+                if (t.id == id) return t;
+        bad("graph input " + std::to_string(id), "not found");
+    };
     if (!in_shapes.empty()) {
-        for (const auto &item : split(in_shapes, '+')) {
-            const std::string where = "--in-shapes=" + item;
-            auto colon = item.find(':');
-            if (colon == std::string::npos) bad(where, "expected ID:SHAPE[*STRIDES|*TAG]");
-            const size_t id = parse_id(item.substr(0, colon), where);
+        for (const auto &[id, spec] : id_entries(in_shapes, "--in-shapes")) {
+            const std::string where = "--in-shapes=" + std::to_string(id) + ":" + spec;
             if (!inputs.count(id)) bad(where, "tensor " + std::to_string(id) + " is not a graph input");
-            std::string shape_text = item.substr(colon + 1), layout_text;
-            if (auto star = shape_text.find('*'); star != std::string::npos)
-                layout_text = shape_text.substr(star + 1), shape_text = shape_text.substr(0, star);
-            dims shape = parse_dims(shape_text, where), strides;
+            std::string shape_text = spec, layout_text;
+            if (auto star = spec.find('*'); star != std::string::npos)
+                layout_text = spec.substr(star + 1), shape_text = spec.substr(0, star);
+            dims shape;
+            if (shape_text.empty()) { // ID:*TAG keeps the case's shape
+                const tensor_desc &t = input_desc(id);
+                if (!t.known_rank) bad(where, "the case gives tensor " + std::to_string(id) + " no shape to keep");
+                shape = t.shape;
+            } else {
+                shape = parse_dims(shape_text, where);
+            }
+            dims strides;
             if (!layout_text.empty())
                 strides = std::isdigit(static_cast<unsigned char>(layout_text[0]))
                               ? parse_dims(layout_text, where)
@@ -361,17 +423,29 @@ void case_knobs::apply(graph_case &c) const {
         }
         reinfer = true;
     }
+    if (mb > 0) { // the batch: dim 0 of the largest-rank inputs whose dim 0 is the largest
+        size_t rank = 0;
+        int64_t batch = 0;
+        for (size_t id : input_list) rank = std::max(rank, input_desc(id).shape.size());
+        for (size_t id : input_list)
+            if (input_desc(id).shape.size() == rank && rank) batch = std::max(batch, input_desc(id).shape[0]);
+        for (size_t id : input_list) {
+            const tensor_desc &t = input_desc(id);
+            if (t.shape.size() != rank || !rank || t.shape[0] != batch) continue;
+            dims shape = t.shape;
+            shape[0] = mb;
+            for_tensor(id, [&](tensor_desc &d) { d.shape = shape, d.strides.clear(); });
+        }
+        reinfer = true;
+    }
     if (!dt.empty()) {
         if (dt.find(':') == std::string::npos) {
-            const data_type all = parse_dt(dt, "--dt");
+            const data_type all = parse_dt(dt, "--dt=" + dt);
             for (size_t id : inputs) for_tensor(id, [&](tensor_desc &t) { t.dt = all; });
         } else {
-            for (const auto &item : split(dt, '+')) {
-                const std::string where = "--dt=" + item;
-                auto colon = item.find(':');
-                if (colon == std::string::npos) bad(where, "expected ID:DT");
-                const size_t id = parse_id(item.substr(0, colon), where);
-                const data_type t = parse_dt(item.substr(colon + 1), where);
+            for (const auto &[id, name] : id_entries(dt, "--dt")) {
+                const std::string where = "--dt=" + std::to_string(id) + ":" + name;
+                const data_type t = parse_dt(name, where);
                 if (!for_tensor(id, [&](tensor_desc &d) { d.dt = t; }))
                     bad(where, "no tensor with id " + std::to_string(id));
             }
@@ -379,33 +453,39 @@ void case_knobs::apply(graph_case &c) const {
         reinfer = true;
     }
     if (!op_kind.empty()) {
-        for (const auto &item : split(op_kind, '+')) {
-            const std::string where = "--op-kind=" + item;
-            auto colon = item.find(':');
-            if (colon == std::string::npos) bad(where, "expected ID:KIND");
-            for (op_desc *o : ops_with_id(c, parse_id(item.substr(0, colon), where), where))
-                o->kind = item.substr(colon + 1);
+        for (const auto &[id, kind] : id_entries(op_kind, "--op-kind")) {
+            const std::string where = "--op-kind=" + std::to_string(id) + ":" + kind;
+            try {
+                fusebox::op_kind_from_name(kind);
+            } catch (const fusebox::error &) {
+                bad(where, "unknown op kind \"" + kind + "\"");
+            }
+            for (op_desc *o : ops_with_id(c, id, where)) o->kind = kind;
         }
         reinfer = true;
     }
     if (!op_attrs.empty()) {
-        for (const auto &item : split(op_attrs, '+')) {
-            const std::string where = "--op-attrs=" + item;
-            auto colon = item.find(':');
-            if (colon == std::string::npos) bad(where, "expected ID:NAME:VALUE[*NAME:VALUE]");
-            auto targets = ops_with_id(c, parse_id(item.substr(0, colon), where), where);
-            for (const auto &nv : split(item.substr(colon + 1), '*')) {
-                auto c2 = nv.find(':');
-                if (c2 == std::string::npos) bad(where, "expected NAME:VALUE, got \"" + nv + "\"");
-                const std::string name = nv.substr(0, c2);
-                for (op_desc *o : targets) {
-                    auto it = o->attrs.find(name);
-                    o->attrs[name] = attr_from_text(nv.substr(c2 + 1), it == o->attrs.end() ? nullptr : &it->second,
-                                                    where + ": " + name);
-                }
+        for (const auto &[id, list] : id_entries(op_attrs, "--op-attrs")) {
+            const std::string where = "--op-attrs=" + std::to_string(id) + ":" + list;
+            auto targets = ops_with_id(c, id, where);
+            for (const auto &nv : split(list, '*')) {
+                const auto colon = nv.find(':');
+                if (colon == std::string::npos || colon + 1 == nv.size())
+                    bad(where, "expected NAME:VALUE, got \"" + nv + "\"");
+                const std::string name = nv.substr(0, colon);
+                const auto value = attr_from_text(name, nv.substr(colon + 1), where + ": " + name);
+                for (op_desc *o : targets) o->attrs[name] = value;
             }
         }
         reinfer = true;
+    }
+    if (!fpmath.empty()) {
+        const auto parts = split(fpmath, ':');
+        if (parts.size() > 2 || (parts.size() == 2 && parts[1] != "true" && parts[1] != "false"))
+            bad("--attr-fpmath=" + fpmath, "expected MODE[:true|false]");
+        c.fpmath_mode = parts[0];
+        c.fpmath_applies_to_int = parts.size() == 2 && parts[1] == "true";
+        c.math_mode(); // validates
     }
     // Everything downstream of a rewritten input is inferred anew.
     if (reinfer)

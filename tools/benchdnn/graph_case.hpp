@@ -1,29 +1,25 @@
-// A graph case as read from oneDNN Graph's JSON serialization, before and
-// after the driver's knobs (--in-shapes, --op-attrs, --op-kind, --dt) apply.
+// A graph case as read from oneDNN Graph's JSON serialization, and the
+// rewrites benchdnn's knobs make to it (one alternative of each knob).
 #pragma once
 
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <fusebox/fusebox.hpp>
+
+#include "text.hpp"
 
 namespace fbbench {
 
 using fusebox::data_type;
 using dims = fusebox::logical_tensor::dims;
 
-/// A case that cannot be run as given; `what()` names the file and JSON path.
-struct case_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 struct tensor_desc {
     size_t id = 0;
     data_type dt = data_type::undef;
     bool known_rank = false;
-    dims shape, strides; // strides empty: dense
+    dims shape, strides; // strides empty: dense (or not fixed yet)
     fusebox::logical_tensor::layout_type layout = fusebox::logical_tensor::layout_type::strided;
     fusebox::logical_tensor::property_type property = fusebox::logical_tensor::property_type::undef;
     fusebox::logical_tensor to_logical() const;
@@ -39,6 +35,7 @@ struct op_desc {
 struct graph_case {
     std::string path;
     std::string engine_kind = "cpu", fpmath_mode = "strict";
+    bool fpmath_applies_to_int = false;
     std::vector<op_desc> ops;
 
     /// Ids of tensors no op produces, in order of first use.
@@ -53,15 +50,26 @@ struct graph_case {
 
 /// Reads a case file; throws case_error naming the file and JSON path.
 graph_case load_case(const std::string &path);
+/// Reads a case from JSON text; `name` stands for the file in messages.
+graph_case load_case_text(const std::string &text, const std::string &name);
 
-/// The knobs that rewrite a case. Each setter validates its text and throws
-/// case_error on malformed values.
+/// One alternative of each knob that rewrites a case; empty means "as in the
+/// case" (benchdnn's empty entry).
 struct case_knobs {
-    std::string in_shapes, op_attrs, op_kind, dt;
+    std::string in_shapes; // ID:SHAPE[*TAG|*STRIDES][+...], ID:*TAG keeps the shape, ID:- is rank 0
+    std::string op_attrs;  // ID:NAME:VALUE[*NAME:VALUE][+...]
+    std::string op_kind;   // ID:KIND[+...]
+    std::string dt;        // DT (every graph input) or ID:DT[+...]
+    std::string fpmath;    // MODE[:true|false]
+    int64_t mb = 0;        // batch of the graph inputs that carry it; 0: as in the case
+    /// Rewrites `c`; throws case_error on malformed values, case_unimplemented
+    /// for kinds and types fusebox does not have.
     void apply(graph_case &c) const;
 };
 
 /// "1x256x56x56" -> dims; "-" -> rank 0.
 dims parse_dims(const std::string &text, const std::string &what);
+/// Dense strides of `shape` in the dim order of `tag` ("acdb": a outermost, b innermost).
+dims strides_from_tag(const dims &shape, const std::string &tag, const std::string &what);
 
 } // namespace fbbench

@@ -1,7 +1,5 @@
 #include "onednn_direct.hpp"
 
-#include <omp.h>
-
 #include <oneapi/dnnl/dnnl.hpp>
 
 namespace fbbench {
@@ -20,10 +18,11 @@ bool to_dnnl(fusebox::data_type t, memory::data_type &out) {
 }
 
 // Operand descriptor at the output's rank (numpy right-alignment).
-memory::desc md_at_rank(const fusebox::logical_tensor &lt, size_t rank, memory::data_type dt) {
+memory::desc md_at_rank(const fbref::buffer &b, size_t rank, memory::data_type dt) {
     memory::dims d(rank, 1), s(rank, 1);
-    const size_t off = rank - lt.get_dims().size();
-    for (size_t i = 0; i < lt.get_dims().size(); ++i) d[off + i] = lt.get_dims()[i], s[off + i] = lt.get_strides()[i];
+    const auto &dims = b.lt.get_dims();
+    const size_t off = rank - dims.size();
+    for (size_t i = 0; i < dims.size(); ++i) d[off + i] = dims[i], s[off + i] = b.strides[i];
     for (size_t i = off; i-- > 0;) s[i] = s[i + 1] * d[i + 1];
     return memory::desc(d, dt, s);
 }
@@ -31,8 +30,7 @@ memory::desc md_at_rank(const fusebox::logical_tensor &lt, size_t rank, memory::
 } // namespace
 
 std::unique_ptr<direct_primitive> make_direct_primitive(fusebox::op::kind kind, const fbref::buffer &a,
-                                                        const fbref::buffer &b, fbref::buffer &out, int threads,
-                                                        std::string &why) {
+                                                        const fbref::buffer &b, fbref::buffer &out, std::string &why) {
     memory::data_type ta, tb, to;
     if (!to_dnnl(a.lt.get_data_type(), ta) || !to_dnnl(b.lt.get_data_type(), tb) ||
         !to_dnnl(out.lt.get_data_type(), to))
@@ -40,7 +38,7 @@ std::unique_ptr<direct_primitive> make_direct_primitive(fusebox::op::kind kind, 
     const size_t rank = std::max<size_t>(out.lt.get_dims().size(), 1);
     if (out.lt.get_dims().empty()) return why = "direct oneDNN reference needs rank >= 1", nullptr;
     static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-    auto md0 = md_at_rank(a.lt, rank, ta), md1 = md_at_rank(b.lt, rank, tb), mdd = md_at_rank(out.lt, rank, to);
+    auto md0 = md_at_rank(a, rank, ta), md1 = md_at_rank(b, rank, tb), mdd = md_at_rank(out, rank, to);
     const auto alg = kind == fusebox::op::kind::Add ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_eq;
     try {
 #if DNNL_VERSION_MAJOR >= 3
@@ -56,7 +54,6 @@ std::unique_ptr<direct_primitive> make_direct_primitive(fusebox::op::kind kind, 
         auto md = std::make_shared<memory>(mdd, eng, out.data());
         auto strm = std::make_shared<dnnl::stream>(eng);
         p->run = [=] {
-            omp_set_num_threads(threads);
             prim->execute(*strm, {{DNNL_ARG_SRC_0, *m0}, {DNNL_ARG_SRC_1, *m1}, {DNNL_ARG_DST, *md}});
             strm->wait();
         };

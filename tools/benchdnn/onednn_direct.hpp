@@ -18,9 +18,9 @@ struct direct_primitive {
 };
 
 /// Builds the direct call for a single Add/Equal over f32/bf16/f16 inputs, or
-/// returns nullptr with the reason in `why`.
+/// returns nullptr with the reason in `why`. It runs on oneDNN's own OpenMP
+/// team: the caller sets its size (omp_set_num_threads) once, outside timing.
 std::unique_ptr<direct_primitive> make_direct_primitive(fusebox::op::kind kind, const fbref::buffer &a,
-                                                        const fbref::buffer &b, fbref::buffer &out, int threads,
-                                                        std::string &why);
+                                                        const fbref::buffer &b, fbref::buffer &out, std::string &why);
 
 } // namespace fbbench

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
 #include <new>
 #include <random>
 #include <string>
@@ -21,17 +23,16 @@
 
 #include <fusebox/fusebox.hpp>
 
+#include "../../src/common/checked.hpp"
+
 namespace fbref {
 
 using namespace fusebox;
 using dims = logical_tensor::dims;
 using dt = data_type;
 
-inline int64_t numel(const dims &d) {
-    int64_t n = 1;
-    for (int64_t x : d) n *= x;
-    return n;
-}
+/// Elements of a shape (0 when any dim is 0; saturated at INT64_MAX).
+inline int64_t numel(const dims &d) { return fusebox::detail::checked_numel(d).value_or(INT64_MAX); }
 
 /// Memory for one logical tensor (strings keep their bytes in `text`).
 /// Allocates on 64-byte boundaries, as frameworks allocate tensors; large
@@ -300,6 +301,53 @@ inline std::string first_mismatch(const buffer &expected, const buffer &actual) 
                 ", got " + std::to_string(int_bits(t, y, 0));
     });
     return first;
+}
+
+// ---- a whole graph, op by op ----
+
+inline dims broadcast_shape(const op &o, const dims &a, const dims &b) {
+    if (o.get_attrs().count(op::attr::broadcast)) return a; // legacy: the output has A's shape
+    return numpy_broadcast(a, b);
+}
+
+inline int64_t legacy_first_dim(const op &o, size_t rank_a, size_t rank_b) {
+    auto it = o.get_attrs().find(op::attr::broadcast);
+    if (it == o.get_attrs().end() || std::get<int64_t>(it->second) == 0) return -1;
+    auto ax = o.get_attrs().find(op::attr::axis);
+    if (ax == o.get_attrs().end()) return static_cast<int64_t>(rank_a) - static_cast<int64_t>(rank_b);
+    int64_t axis = std::get<int64_t>(ax->second);
+    return axis < 0 ? axis + static_cast<int64_t>(rank_a) : axis;
+}
+
+inline data_type reference_type(const op &o, data_type a, data_type b) {
+    if (o.get_kind() == op::kind::Equal) return data_type::boolean;
+    return a == b ? a : data_type::f32;
+}
+
+/// Evaluates every Add/Equal of `ops` (in any order) from the buffers in
+/// `values`, which holds the graph inputs and receives every result; other
+/// kinds are skipped, ops whose inputs never become available are left out.
+inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::shared_ptr<buffer>> &values) {
+    std::vector<bool> done(ops.size(), false);
+    for (size_t finished = 0, pass = 0; finished < ops.size() && pass <= ops.size(); ++pass) {
+        for (size_t i = 0; i < ops.size(); ++i) {
+            const op &o = ops[i];
+            if (done[i]) continue;
+            if (o.get_kind() != op::kind::Add && o.get_kind() != op::kind::Equal) {
+                done[i] = true, ++finished; // End, and kinds the reference does not compute
+                continue;
+            }
+            const size_t ia = o.get_inputs()[0].get_id(), ib = o.get_inputs()[1].get_id();
+            if (!values.count(ia) || !values.count(ib)) continue;
+            const buffer &a = *values.at(ia), &b = *values.at(ib);
+            const dims shape = broadcast_shape(o, a.lt.get_dims(), b.lt.get_dims());
+            auto out = std::make_shared<buffer>(logical_tensor(
+                o.get_outputs()[0].get_id(), reference_type(o, a.lt.get_data_type(), b.lt.get_data_type()), shape));
+            ref_binary(o.get_kind(), a, b, *out, legacy_first_dim(o, a.lt.get_dims().size(), b.lt.get_dims().size()));
+            values[out->lt.get_id()] = out;
+            done[i] = true, ++finished;
+        }
+    }
 }
 
 } // namespace fbref

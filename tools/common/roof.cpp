@@ -3,10 +3,12 @@
 #include <immintrin.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <sys/mman.h>
@@ -14,86 +16,178 @@
 namespace fbtools {
 namespace {
 
-// Allocated like the driver's tensors: 2 MiB aligned, huge pages where allowed.
-struct free_deleter {
-    void operator()(float *p) const { ::operator delete(p, std::align_val_t(size_t{2} << 20)); }
+constexpr size_t kLine = 64;
+
+// Buffers as the driver allocates tensors: 2 MiB aligned and huge-page backed
+// when large, 64-byte aligned otherwise.
+struct aligned_free {
+    size_t align;
+    void operator()(unsigned char *p) const { ::operator delete(p, std::align_val_t(align)); }
 };
-using array = std::unique_ptr<float[], free_deleter>;
+using block = std::unique_ptr<unsigned char[], aligned_free>;
 
-array allocate(size_t n) {
-    void *p = ::operator new(n * 4, std::align_val_t(size_t{2} << 20));
-    madvise(p, n * 4, MADV_HUGEPAGE);
-    return array(static_cast<float *>(p));
+block allocate(size_t bytes) {
+    const size_t align = bytes >= (size_t{4} << 20) ? (size_t{2} << 20) : kLine;
+    auto *p = static_cast<unsigned char *>(::operator new(bytes + kLine, std::align_val_t(align)));
+    if (align > kLine) madvise(p, bytes, MADV_HUGEPAGE);
+    return block(p, aligned_free{align});
 }
 
-void add_plain(const float *a, const float *b, float *c, size_t n) {
-    for (size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
+// One pass over [begin, end) of each stream: every read stream is loaded
+// (ORed into a register so no load is dead) and the write stream is stored,
+// with non-temporal stores when `nt`. Ranges are whole lines, 64-byte aligned.
+__attribute__((target("avx512f"))) void pass_avx512(unsigned char *const *reads, size_t n_reads, const size_t *read_lo,
+                                                    const size_t *read_hi, unsigned char *write, size_t write_lo,
+                                                    size_t write_hi, bool nt) {
+    __m512i acc = _mm512_setzero_si512();
+    for (size_t s = 0; s < n_reads; ++s)
+        for (size_t i = read_lo[s]; i < read_hi[s]; i += 4 * kLine) {
+            const unsigned char *p = reads[s] + i;
+            acc = _mm512_or_si512(acc, _mm512_load_si512(p));
+            if (i + kLine < read_hi[s]) acc = _mm512_or_si512(acc, _mm512_load_si512(p + kLine));
+            if (i + 2 * kLine < read_hi[s]) acc = _mm512_or_si512(acc, _mm512_load_si512(p + 2 * kLine));
+            if (i + 3 * kLine < read_hi[s]) acc = _mm512_or_si512(acc, _mm512_load_si512(p + 3 * kLine));
+        }
+    if (nt)
+        for (size_t i = write_lo; i < write_hi; i += kLine)
+            _mm512_stream_si512(reinterpret_cast<__m512i *>(write + i), acc);
+    else
+        for (size_t i = write_lo; i < write_hi; i += kLine) _mm512_store_si512(write + i, acc);
+    if (nt) _mm_sfence();
 }
 
-__attribute__((target("avx2"))) void add_streaming(const float *a, const float *b, float *c, size_t n) {
-    size_t i = 0;
-    for (; i < n && (reinterpret_cast<uintptr_t>(c + i) & 31); ++i) c[i] = a[i] + b[i];
-    for (; i + 8 <= n; i += 8) _mm256_stream_ps(c + i, _mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
-    for (; i < n; ++i) c[i] = a[i] + b[i];
-    _mm_sfence();
-}
-
-__attribute__((target("avx512f"))) void add_streaming_512(const float *a, const float *b, float *c, size_t n) {
-    size_t i = 0;
-    for (; i < n && (reinterpret_cast<uintptr_t>(c + i) & 63); ++i) c[i] = a[i] + b[i];
-    for (; i + 32 <= n; i += 32) {
-        _mm512_stream_ps(c + i, _mm512_add_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
-        _mm512_stream_ps(c + i + 16, _mm512_add_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16)));
+__attribute__((target("avx2"))) void pass_avx2(unsigned char *const *reads, size_t n_reads, const size_t *read_lo,
+                                               const size_t *read_hi, unsigned char *write, size_t write_lo,
+                                               size_t write_hi, bool nt) {
+    __m256i acc = _mm256_setzero_si256();
+    for (size_t s = 0; s < n_reads; ++s)
+        for (size_t i = read_lo[s]; i < read_hi[s]; i += kLine) {
+            acc = _mm256_or_si256(acc, _mm256_load_si256(reinterpret_cast<const __m256i *>(reads[s] + i)));
+            acc = _mm256_or_si256(acc, _mm256_load_si256(reinterpret_cast<const __m256i *>(reads[s] + i + 32)));
+        }
+    for (size_t i = write_lo; i < write_hi; i += kLine) {
+        auto *p = reinterpret_cast<__m256i *>(write + i);
+        if (nt)
+            _mm256_stream_si256(p, acc), _mm256_stream_si256(p + 1, acc);
+        else
+            _mm256_store_si256(p, acc), _mm256_store_si256(p + 1, acc);
     }
-    for (; i < n; ++i) c[i] = a[i] + b[i];
-    _mm_sfence();
+    if (nt) _mm_sfence();
+}
+
+size_t lines(size_t bytes) { return (bytes + kLine - 1) / kLine; }
+
+// A stream's share [c/n, (c+1)/n) of its lines, in bytes.
+size_t share(size_t bytes, size_t c, size_t n) { return lines(bytes) * c / n * kLine; }
+
+struct workload {
+    std::vector<block> reads;
+    std::vector<unsigned char *> read_ptrs;
+    block write;
+    traffic t;
+
+    explicit workload(const traffic &tr) : t(tr) {
+        for (size_t b : t.reads) {
+            reads.push_back(allocate(lines(b) * kLine));
+            read_ptrs.push_back(reads.back().get());
+        }
+        write = allocate(lines(t.write) * kLine);
+    }
+
+    // Chunk c of n: each stream's share, as the kernels under test split work.
+    void run_chunk(size_t c, size_t n, bool nt, bool avx512) const {
+        const size_t k = t.reads.size();
+        std::vector<size_t> lo(k), hi(k);
+        for (size_t s = 0; s < k; ++s) lo[s] = share(t.reads[s], c, n), hi[s] = share(t.reads[s], c + 1, n);
+        const size_t wlo = share(t.write, c, n), whi = share(t.write, c + 1, n);
+        // Interleave the streams in 16 KiB steps of the largest, so all of them are in flight.
+        size_t longest = t.write;
+        for (size_t b : t.reads) longest = std::max(longest, b);
+        const size_t steps = std::max<size_t>(1, (share(longest, c + 1, n) - share(longest, c, n)) / (16 << 10));
+        std::vector<size_t> slo(k), shi(k);
+        for (size_t st = 0; st < steps; ++st) {
+            for (size_t s = 0; s < k; ++s)
+                slo[s] = lo[s] + (hi[s] - lo[s]) / kLine * st / steps * kLine,
+                shi[s] = lo[s] + (hi[s] - lo[s]) / kLine * (st + 1) / steps * kLine;
+            const size_t a = wlo + (whi - wlo) / kLine * st / steps * kLine;
+            const size_t b = wlo + (whi - wlo) / kLine * (st + 1) / steps * kLine;
+            if (avx512)
+                pass_avx512(read_ptrs.data(), k, slo.data(), shi.data(), write.get(), a, b, nt);
+            else
+                pass_avx2(read_ptrs.data(), k, slo.data(), shi.data(), write.get(), a, b, nt);
+        }
+    }
+};
+
+// Best GB/s of passes on `threads` threads (one chunk each) within the budget.
+double best_gbps(const workload &w, int threads, bool nt, double budget_ms) {
+    const bool avx512 = __builtin_cpu_supports("avx512f");
+    tbb::task_arena arena(threads);
+    auto pass = [&] {
+        if (threads == 1) return w.run_chunk(0, 1, nt, avx512);
+        arena.execute([&] {
+            tbb::parallel_for(
+                0, threads,
+                [&](int c) { w.run_chunk(static_cast<size_t>(c), static_cast<size_t>(threads), nt, avx512); },
+                tbb::static_partitioner());
+        });
+    };
+    using clock = std::chrono::steady_clock;
+    for (int i = 0; i < 3; ++i) pass(); // warm: page faults, caches, thread wake-up
+    // Passes of tiny working sets are timed in groups, so the clock's resolution does not count.
+    int group = 1;
+    for (auto t0 = clock::now(); std::chrono::duration<double, std::micro>(clock::now() - t0).count() < 20; ++group)
+        pass();
+    double best = 0;
+    const auto start = clock::now();
+    int samples = 0;
+    do {
+        const auto t0 = clock::now();
+        for (int i = 0; i < group; ++i) pass();
+        const double s = std::chrono::duration<double>(clock::now() - t0).count() / group;
+        best = std::max(best, static_cast<double>(w.t.total()) / s / 1e9);
+        ++samples;
+    } while (samples < 10 || std::chrono::duration<double, std::milli>(clock::now() - start).count() < budget_ms);
+    return best;
+}
+
+long cache_size(int name) {
+    const long v = sysconf(name);
+    return v > 0 ? v : 0;
 }
 
 } // namespace
 
-memory_roof measure_memory_roof(int threads, size_t elems, int reps) {
-    array a = allocate(elems), b = allocate(elems), c = allocate(elems);
-    tbb::task_arena arena(threads);
-    const bool has_avx512 = __builtin_cpu_supports("avx512f");
-    auto pass = [&](bool streaming) {
-        arena.execute([&] {
-            tbb::parallel_for(
-                0, threads,
-                [&](int t) {
-                    const size_t begin = elems * t / threads, end = elems * (t + 1) / threads;
-                    if (streaming)
-                        add_streaming(a.get() + begin, b.get() + begin, c.get() + begin, end - begin);
-                    else
-                        add_plain(a.get() + begin, b.get() + begin, c.get() + begin, end - begin);
-                },
-                tbb::static_partitioner());
-        });
-    };
-    // First touch on the threads that will stream the memory.
-    arena.execute([&] {
-        tbb::parallel_for(
-            0, threads,
-            [&](int t) {
-                const size_t begin = elems * t / threads, end = elems * (t + 1) / threads;
-                std::fill(a.get() + begin, a.get() + end, 1.f);
-                std::fill(b.get() + begin, b.get() + end, 2.f);
-                std::fill(c.get() + begin, c.get() + end, 0.f);
-            },
-            tbb::static_partitioner());
-    });
-    const bool has_avx2 = __builtin_cpu_supports("avx2");
-    memory_roof roof;
-    const double bytes = 3.0 * 4.0 * static_cast<double>(elems);
-    for (bool streaming : {false, true})
-        for (int r = 0; r < reps; ++r) {
-            if (streaming && !has_avx2) continue;
-            auto start = std::chrono::steady_clock::now();
-            pass(streaming);
-            double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            double &best = streaming ? roof.nt_gbps : roof.plain_gbps;
-            best = std::max(best, bytes / s / 1e9);
+size_t traffic::total() const {
+    size_t n = write;
+    for (size_t b : reads) n += b;
+    return n;
+}
+
+std::string memory_level(size_t bytes) {
+    const long l1 = cache_size(_SC_LEVEL1_DCACHE_SIZE), l2 = cache_size(_SC_LEVEL2_CACHE_SIZE),
+               l3 = cache_size(_SC_LEVEL3_CACHE_SIZE);
+    if (l1 && bytes <= static_cast<size_t>(l1)) return "L1";
+    if (l2 && bytes <= static_cast<size_t>(l2)) return "L2";
+    if (l3 && bytes <= static_cast<size_t>(l3)) return "LLC";
+    return "DRAM";
+}
+
+memory_roof measure_roof(const traffic &t, int threads, double budget_ms) {
+    memory_roof r;
+    r.level = memory_level(t.total());
+    if (t.total() == 0) return r;
+    const workload w(t);
+    for (int n : {1, threads}) {
+        if (n == 1 && threads > 1 && r.level == "DRAM") continue; // one thread never saturates memory
+        for (bool nt : {false, true}) {
+            const double g = best_gbps(w, n, nt, budget_ms / 2);
+            (nt ? r.nt_gbps : r.plain_gbps) = std::max(nt ? r.nt_gbps : r.plain_gbps, g);
+            if (g > r.gbps) r.gbps = g, r.threads = n;
         }
-    return roof;
+        if (threads == 1) break;
+    }
+    return r;
 }
 
 } // namespace fbtools

@@ -1,20 +1,37 @@
-// The memory-bandwidth roof: a STREAM-style add (c = a + b) over buffers far
-// larger than the last-level cache, on a given number of TBB threads.
+// The memory roof of a case: the fastest a trivial kernel moves the same
+// bytes (the same read streams and the same write stream, each of its own
+// size), measured in the same process the way STREAM measures: pages touched,
+// warmed, best of many passes, ordinary and non-temporal stores, on the run's
+// thread count (and one thread, when that is faster). The working set's size
+// decides which memory level (L1, L2, LLC, DRAM) the roof is a roof of.
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 namespace fbtools {
 
-struct memory_roof {
-    double plain_gbps = 0; // ordinary stores
-    double nt_gbps = 0;    // non-temporal (streaming) stores
-    double best() const { return plain_gbps > nt_gbps ? plain_gbps : nt_gbps; }
+/// Bytes each stream of a case moves per execution.
+struct traffic {
+    std::vector<size_t> reads; // one entry per input read
+    size_t write = 0;          // the output written
+    size_t total() const;
 };
 
-/// Counts 3 arrays of `elems` floats per pass (two read, one written), best
-/// of `reps` passes, for each store kind. The default, 3 x 512 MiB, is several
-/// times the largest last-level caches of the machines this runs on.
-memory_roof measure_memory_roof(int threads, size_t elems = size_t{1} << 27, int reps = 8);
+struct memory_roof {
+    double gbps = 0;       // the roof: the best of the two below
+    double plain_gbps = 0; // ordinary stores
+    double nt_gbps = 0;    // non-temporal stores
+    int threads = 1;       // thread count the best figure used
+    std::string level;     // "L1", "L2", "LLC" or "DRAM": where the working set lives
+};
+
+/// Measures the roof of `t` on up to `threads` threads, spending about
+/// `budget_ms` per store kind.
+memory_roof measure_roof(const traffic &t, int threads, double budget_ms = 200);
+
+/// "L1", "L2", "LLC" or "DRAM" for a working set of `bytes` on this CPU.
+std::string memory_level(size_t bytes);
 
 } // namespace fbtools

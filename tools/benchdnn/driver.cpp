@@ -1,0 +1,550 @@
+#include "driver.hpp"
+
+#include <omp.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <new>
+#include <optional>
+#include <sstream>
+
+#include "../common/reference.hpp"
+#include "onednn_direct.hpp"
+
+namespace fbbench {
+namespace {
+
+using namespace fusebox;
+using fbref::buffer;
+using clock_type = std::chrono::steady_clock;
+
+const char *outcome_name(outcome o) {
+    switch (o) {
+    case outcome::passed: return "PASSED";
+    case outcome::failed: return "FAILED";
+    case outcome::skipped: return "SKIPPED";
+    case outcome::mistrusted: return "MISTRUSTED";
+    case outcome::unimplemented: return "UNIMPLEMENTED";
+    case outcome::invalid_arguments: return "INVALID_ARGUMENTS";
+    case outcome::listed: return "LISTED";
+    }
+    return "?";
+}
+
+struct result {
+    outcome status = outcome::passed;
+    std::string reason;
+};
+
+/// A case that gives another number of partitions than --expected-n-partitions.
+struct wrong_partitions : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+int arena_threads(int threads) { return threads ? threads : tbb::this_task_arena::max_concurrency(); }
+
+double ms_since(clock_type::time_point t0) {
+    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+// Sets FUSEBOX_KERNEL for fusebox's rows (auto, onednn, native).
+struct kernel_choice {
+    explicit kernel_choice(const std::string &impl) {
+        if (impl == "auto")
+            unsetenv("FUSEBOX_KERNEL");
+        else
+            setenv("FUSEBOX_KERNEL", impl.c_str(), 1);
+    }
+    ~kernel_choice() { unsetenv("FUSEBOX_KERNEL"); }
+};
+
+// The strides of `shape` laid out in the dim order of `like` (a strided
+// tensor of the same rank): dims with larger strides outermost.
+dims strides_in_order_of(const dims &shape, const dims &like) {
+    std::vector<size_t> order(shape.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return like[a] > like[b]; });
+    dims strides(shape.size());
+    int64_t s = 1;
+    for (size_t k = order.size(); k-- > 0;) strides[order[k]] = s, s *= std::max<int64_t>(shape[order[k]], 1);
+    return strides;
+}
+
+bool is_dense(const logical_tensor &lt) {
+    return fbref::strides_of(lt) == logical_tensor(0, lt.get_data_type(), lt.get_dims()).get_strides();
+}
+
+// Every partition of a case compiled, with buffers for every tensor.
+struct compiled_case {
+    std::vector<partition> parts;
+    std::vector<compiled_partition> compiled;
+    std::vector<std::vector<tensor>> ins, outs;
+    std::map<size_t, std::shared_ptr<buffer>> values; // every tensor by id
+    double compile_ms = 0, cache_hit_us = 0;
+    fbtools::traffic traffic;
+    std::string impl;
+
+    void execute(stream &s) {
+        for (size_t p = 0; p < compiled.size(); ++p) compiled[p].execute(s, ins[p], outs[p]);
+    }
+};
+
+// Compiles every partition first (timed cold, with the compile cache off, then
+// as cache hits), then allocates and fills the tensors. Outputs take the dim
+// order of their partition's first non-dense input of the same rank, as
+// benchdnn's outputs follow their inputs' memory tag.
+compiled_case prepare(const graph_case &gc, const problem &p, bool check_values) {
+    compiled_case cc;
+    graph g = gc.build();
+    g.finalize();
+    cc.parts = g.get_partitions(p.policy == "debug" ? partition::policy::debug : partition::policy::fusion);
+    for (const partition &part : cc.parts) // a graph fusebox cannot run whole is unimplemented, whatever its count
+        if (!part.is_supported()) {
+            std::string kind = "an op";
+            for (const auto &o : gc.ops)
+                if (o.id == part.get_ops()[0]) kind = o.kind;
+            throw error(status::unimplemented, "partition " + std::to_string(part.get_id()) + " holds " + kind +
+                                                   ", which fusebox does not run");
+        }
+    if (p.expected_partitions && static_cast<int64_t>(cc.parts.size()) != p.expected_partitions)
+        throw wrong_partitions("expected " + std::to_string(p.expected_partitions) + " partitions, got " +
+                               std::to_string(cc.parts.size()));
+    std::map<size_t, logical_tensor> lts; // every tensor as compiled
+    const std::vector<size_t> graph_inputs = gc.graph_inputs();
+    for (const auto &o : gc.ops)
+        for (const auto &t : o.inputs)
+            if (std::count(graph_inputs.begin(), graph_inputs.end(), t.id)) {
+                logical_tensor lt = t.to_logical();
+                if (!lt.has_known_shape())
+                    throw case_error(gc.path + ": graph input " + std::to_string(t.id) +
+                                     " has no known shape (give one with --in-shapes)");
+                const dims strides = fbref::strides_of(lt);
+                if (std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s < 0; }))
+                    lt = logical_tensor(lt.get_id(), lt.get_data_type(), lt.get_dims()); // strides not fixed: dense
+                lts.emplace(t.id, lt);
+            }
+    const engine eng(engine::kind::cpu);
+    kernel_choice choice(p.impl);
+    std::vector<std::vector<logical_tensor>> part_ins, part_outs;
+    for (const partition &part : cc.parts) {
+        std::vector<logical_tensor> in_lts, out_lts;
+        for (const auto &port : part.get_input_ports()) in_lts.push_back(lts.at(port.get_id()));
+        for (const auto &port : part.get_output_ports()) {
+            logical_tensor out(port.get_id(), port.get_data_type(), logical_tensor::layout_type::any);
+            for (const auto &in : in_lts) // follow the first input of the output's rank that is not dense
+                if (port.has_known_shape() && in.get_ndims() == port.get_ndims() && !is_dense(in)) {
+                    out = logical_tensor(port.get_id(), port.get_data_type(), port.get_dims(),
+                                         strides_in_order_of(port.get_dims(), fbref::strides_of(in)));
+                    break;
+                }
+            out_lts.push_back(out);
+        }
+        // The cold compile, with the cache off so that an earlier run of the case cannot make it a hit.
+        const int capacity = get_compiled_partition_cache_capacity();
+        set_compiled_partition_cache_capacity(0);
+        auto start = clock_type::now();
+        compiled_partition cp = part.compile(in_lts, out_lts, eng);
+        cc.compile_ms += ms_since(start);
+        set_compiled_partition_cache_capacity(capacity);
+        part.compile(in_lts, out_lts, eng); // into the cache
+        double hit_us = 1e300;
+        for (int i = 0; i < 5; ++i) {
+            start = clock_type::now();
+            part.compile(in_lts, out_lts, eng);
+            hit_us = std::min(hit_us, ms_since(start) * 1e3);
+        }
+        cc.cache_hit_us += hit_us;
+        for (auto &lt : out_lts) lts[lt.get_id()] = lt = cp.query_logical_tensor(lt.get_id());
+        cc.impl += (cc.impl.empty() ? "" : "|") + cp.get_impl_info();
+        cc.compiled.push_back(std::move(cp));
+        part_ins.push_back(in_lts);
+        part_outs.push_back(out_lts);
+    }
+    std::mt19937_64 rng(check_values ? 7 : 1);
+    for (size_t id : graph_inputs) {
+        auto b = std::make_shared<buffer>(lts.at(id));
+        fbref::fill(*b, rng, check_values);
+        cc.values[id] = b;
+    }
+    for (size_t i = 0; i < cc.parts.size(); ++i) {
+        std::vector<tensor> ins, outs;
+        for (const auto &lt : part_outs[i]) {
+            auto b = std::make_shared<buffer>(lt);
+            outs.emplace_back(lt, eng, b->data());
+            cc.values[lt.get_id()] = b;
+            cc.traffic.write += lt.get_mem_size();
+        }
+        for (const auto &lt : part_ins[i]) {
+            ins.emplace_back(lt, eng, cc.values.at(lt.get_id())->data());
+            cc.traffic.reads.push_back(lt.get_mem_size());
+        }
+        cc.ins.push_back(std::move(ins));
+        cc.outs.push_back(std::move(outs));
+    }
+    return cc;
+}
+
+// Compares every output port with the reference (the case's ops one by one).
+result check(const graph_case &gc, const compiled_case &cc) {
+    std::map<size_t, std::shared_ptr<buffer>> ref;
+    for (size_t id : gc.graph_inputs()) ref[id] = cc.values.at(id);
+    fbref::reference_graph(gc.to_ops(), ref);
+    size_t compared = 0;
+    for (const auto &part : cc.parts)
+        for (const auto &port : part.get_output_ports()) {
+            const buffer &got = *cc.values.at(port.get_id());
+            const auto want = ref.find(port.get_id());
+            if (want == ref.end()) return {outcome::failed, "no reference for tensor " + std::to_string(port.get_id())};
+            if (want->second->lt.get_dims() != got.lt.get_dims())
+                return {outcome::failed,
+                        "tensor " + std::to_string(port.get_id()) + " has another shape than the reference"};
+            buffer expected(got.lt); // the reference, laid out like fusebox's output
+            const size_t es = data_type_size(got.lt.get_data_type());
+            fbref::for_each_index(got.lt.get_dims(), [&](int64_t, const dims &idx) {
+                std::memcpy(expected.bytes.data() + fbref::offset_of(got.strides, idx) * es,
+                            want->second->bytes.data() + fbref::offset_of(want->second->strides, idx) * es, es);
+            });
+            const std::string diff = fbref::first_mismatch(expected, got);
+            if (!diff.empty()) return {outcome::failed, "tensor " + std::to_string(port.get_id()) + ": " + diff};
+            ++compared;
+        }
+    if (!compared) return {outcome::mistrusted, "no outputs to compare"};
+    return {};
+}
+
+struct timing {
+    double min_ms = 0, avg_ms = 0;
+    int runs = 0;
+};
+
+// Best and mean time of one run. Runs shorter than ~20 us are timed in
+// groups so that the clock's own cost and resolution do not count.
+timing time_runs(const std::function<void()> &run, double budget_ms) {
+    for (int i = 0; i < 3; ++i) run(); // warm-up: page faults, caches, lazy init
+    int group = 1;
+    for (auto t0 = clock_type::now(); ms_since(t0) < 0.02; ++group) run();
+    timing t;
+    t.min_ms = 1e300;
+    double total = 0;
+    const auto start = clock_type::now();
+    do {
+        const auto t0 = clock_type::now();
+        for (int i = 0; i < group; ++i) run();
+        const double ms = ms_since(t0) / group;
+        t.min_ms = std::min(t.min_ms, ms), total += ms, ++t.runs;
+    } while (ms_since(start) < budget_ms || t.runs < 5);
+    t.avg_ms = total / t.runs;
+    return t;
+}
+
+// The direct oneDNN primitive for a single-op case, in oneDNN's own threading.
+std::unique_ptr<direct_primitive> direct_row(const graph_case &gc, const compiled_case &cc, std::string &why) {
+    if (cc.parts.size() != 1 || cc.parts[0].get_ops_num() != 1 || gc.graph_inputs().size() != 2)
+        return why = "the direct oneDNN row runs single-op cases only", nullptr;
+    const auto in = gc.graph_inputs();
+    const op::kind kind = op_kind_from_name(gc.ops[0].kind);
+    buffer &out = *cc.values.at(cc.parts[0].get_output_ports()[0].get_id());
+    return make_direct_primitive(kind, *cc.values.at(in[0]), *cc.values.at(in[1]), out, why);
+}
+
+template <typename T> std::string join(const std::vector<T> &v) {
+    std::ostringstream os;
+    for (size_t i = 0; i < v.size(); ++i) os << (i ? "," : "") << v[i];
+    return os.str();
+}
+
+} // namespace
+
+std::string problem::repro(const std::string &mode) const {
+    std::ostringstream os;
+    os << "--mode=" << mode;
+    if (!knobs.in_shapes.empty()) os << " --in-shapes=" << knobs.in_shapes;
+    if (!knobs.op_attrs.empty()) os << " --op-attrs=" << knobs.op_attrs;
+    if (expected_partitions != 1) os << " --expected-n-partitions=" << expected_partitions;
+    if (!knobs.fpmath.empty()) os << " --attr-fpmath=" << knobs.fpmath;
+    if (!knobs.op_kind.empty()) os << " --op-kind=" << knobs.op_kind;
+    if (!knobs.dt.empty()) os << " --dt=" << knobs.dt;
+    if (knobs.mb) os << " --mb=" << knobs.mb;
+    if (impl != "auto") os << " --impl=" << impl;
+    if (policy != "fusion") os << " --policy=" << policy;
+    if (threads) os << " --num-threads=" << threads;
+    os << " --case=" << path;
+    return os.str();
+}
+
+const fbtools::memory_roof *driver::roof(const fbtools::traffic &t, int threads) {
+    if (roof_ == "skip") return nullptr;
+    std::string key = std::to_string(threads) + ":" + std::to_string(t.write);
+    for (size_t b : t.reads) key += "," + std::to_string(b);
+    if (auto it = roofs_.find(key); it != roofs_.end()) return &it->second;
+    fbtools::memory_roof r = fbtools::measure_roof(t, threads);
+    std::printf("roof,threads=%d,bytes=%zu,level=%s,plain_GBps=%.2f,nt_GBps=%.2f,roof_GBps=%.2f,roof_threads=%d\n",
+                threads, t.total(), r.level.c_str(), r.plain_gbps, r.nt_gbps, r.gbps, r.threads);
+    if (roof_ != "measure") { // a file of roofs: add this one
+        std::ofstream(roof_, std::ios::app) << key << " " << r.gbps << " " << r.plain_gbps << " " << r.nt_gbps << " "
+                                            << r.threads << " " << r.level << "\n";
+    }
+    return &(roofs_[key] = r);
+}
+
+void driver::report_perf(const problem &p, const std::string &impl, size_t bytes, double min_ms, double avg_ms,
+                         int runs, const fbtools::traffic &t, int threads, double compile_ms, double cache_hit_us) {
+    const std::string line = p.repro(mode_);
+    const double gbps = static_cast<double>(bytes) / (min_ms * 1e-3) / 1e9;
+    const fbtools::memory_roof *r = roof(t, threads);
+    const double roof_gbps = r ? r->gbps : 0, frac = r && r->gbps > 0 ? gbps / r->gbps : 0;
+    const std::string level = r ? r->level : fbtools::memory_level(t.total());
+    if (csv_) {
+        if (!csv_header_done_)
+            std::printf("csv,case,impl,threads,bytes,level,min_us,avg_us,GBps,roof_GBps,frac_roof,compile_ms,"
+                        "cache_hit_us\n");
+        csv_header_done_ = true;
+        std::printf("csv,\"%s\",%s,%d,%zu,%s,%.4f,%.4f,%.3f,%.3f,%.4f,%.4f,%.3f\n", line.c_str(), impl.c_str(), threads,
+                    bytes, level.c_str(), min_ms * 1e3, avg_ms * 1e3, gbps, roof_gbps, frac, compile_ms, cache_hit_us);
+        return;
+    }
+    char row[2048];
+    std::snprintf(row, sizeof(row), "| `%s` | %s | %d | %s | %.3f | %.2f | %.2f | %s | %.3f | %.2f |", line.c_str(),
+                  impl.c_str(), threads, level.c_str(), min_ms * 1e3, gbps, roof_gbps,
+                  r ? std::to_string(frac).substr(0, 4).c_str() : "–", compile_ms, cache_hit_us);
+    table_.push_back(row);
+    std::printf("perf,cpu,%s,%s,threads=%d,bytes=%zu,level=%s,min_us=%.3f,avg_us=%.3f,GBps=%.2f,roof_GBps=%.2f,"
+                "frac_roof=%.3f,compile_ms=%.4f,cache_hit_us=%.2f,runs=%d\n",
+                impl.c_str(), line.c_str(), threads, bytes, level.c_str(), min_ms * 1e3, avg_ms * 1e3, gbps, roof_gbps,
+                frac, compile_ms, cache_hit_us, runs);
+}
+
+void driver::run_problem(const problem &p) {
+    result r;
+    try {
+        graph_case gc = load_case(p.path);
+        p.knobs.apply(gc);
+        if (mode_ == "L") {
+            graph g = gc.build();
+            g.finalize();
+            g.get_partitions(p.policy == "debug" ? partition::policy::debug : partition::policy::fusion);
+            r = {outcome::listed, ""};
+        }
+        const int n = arena_threads(p.threads);
+        if (r.status == outcome::passed && mode_.find('C') != std::string::npos) {
+            tbb::task_arena arena(n);
+            arena.execute([&] {
+                compiled_case cc = prepare(gc, p, true);
+                if (p.impl == "dnnl") { // check the direct primitive's own result
+                    std::string why;
+                    auto direct = direct_row(gc, cc, why);
+                    if (!direct) {
+                        r = {outcome::skipped, why};
+                        return;
+                    }
+                    omp_set_num_threads(n);
+                    direct->run();
+                } else {
+                    stream s{engine(engine::kind::cpu)};
+                    cc.execute(s);
+                }
+                r = check(gc, cc);
+            });
+        }
+        if (r.status == outcome::passed && mode_.find('P') != std::string::npos) {
+            tbb::task_arena arena(n);
+            std::optional<compiled_case> cc;
+            arena.execute([&] { cc.emplace(prepare(gc, p, false)); });
+            size_t bytes = cc->traffic.total();
+            if (p.impl == "dnnl") {
+                std::string why;
+                auto direct = direct_row(gc, *cc, why);
+                if (!direct) {
+                    r = {outcome::skipped, why};
+                } else { // outside any TBB arena: oneDNN runs on its own OpenMP team of n threads
+                    omp_set_num_threads(n);
+                    const timing t = time_runs(direct->run, max_ms_);
+                    report_perf(p, direct->impl, bytes, t.min_ms, t.avg_ms, t.runs, cc->traffic, n, 0, 0);
+                }
+            } else {
+                stream s{engine(engine::kind::cpu)};
+                timing t;
+                arena.execute([&] { t = time_runs([&] { cc->execute(s); }, max_ms_); });
+                report_perf(p, cc->impl, bytes, t.min_ms, t.avg_ms, t.runs, cc->traffic, n, cc->compile_ms,
+                            cc->cache_hit_us);
+            }
+        }
+    } catch (const case_unimplemented &e) {
+        r = {outcome::unimplemented, e.what()};
+    } catch (const case_error &e) {
+        r = {outcome::invalid_arguments, e.what()};
+    } catch (const error &e) {
+        r = {e.get_status() == status::unimplemented ? outcome::unimplemented : outcome::invalid_arguments, e.what()};
+    } catch (const std::bad_alloc &) {
+        r = {outcome::skipped, "not enough memory"};
+    } catch (const wrong_partitions &e) {
+        r = {outcome::failed, e.what()};
+    } catch (const std::exception &e) {
+        r = {outcome::failed, e.what()};
+    }
+    if (mode_ == "L" && r.status == outcome::passed) r.status = outcome::listed;
+    ++counts_[r.status];
+    std::printf("%d:%s%s __REPRO: %s\n", tests_++, outcome_name(r.status),
+                r.reason.empty() ? "" : (" (" + r.reason + ")").c_str(), p.repro(mode_).c_str());
+    std::fflush(stdout);
+}
+
+void driver::run_case(const std::string &path) {
+    // benchdnn's order, outermost first.
+    const knob_lists &k = lists_;
+    for (const auto &in_shapes : k.in_shapes)
+        for (const auto &op_attrs : k.op_attrs)
+            for (int64_t partitions : k.expected_partitions)
+                for (const auto &fpmath : k.fpmath)
+                    for (const auto &op_kind : k.op_kind)
+                        for (const auto &dt : k.dt)
+                            for (int64_t mb : k.mb)
+                                for (const auto &impl : k.impl)
+                                    for (const auto &policy : k.policy)
+                                        for (int threads : k.threads) {
+                                            problem p;
+                                            p.path = path;
+                                            p.knobs = case_knobs{in_shapes, op_attrs, op_kind, dt, fpmath, mb};
+                                            p.expected_partitions = partitions;
+                                            p.impl = impl, p.policy = policy, p.threads = threads;
+                                            run_problem(p);
+                                        }
+}
+
+int driver::run(const std::vector<std::string> &args, const std::string &base_dir) {
+    auto resolve = [&](const std::string &p) {
+        if (p.empty() || p[0] == '/' || std::ifstream(p) || base_dir.empty()) return p;
+        return base_dir + "/" + p;
+    };
+    auto fail = [](const std::string &why) {
+        std::fprintf(stderr, "fusebox-benchdnn: %s (see --help)\n", why.c_str());
+        return 2;
+    };
+    for (const std::string &arg : args) {
+        auto value = [&](const char *key) -> std::optional<std::string> {
+            const size_t n = std::strlen(key);
+            if (arg.compare(0, n, key) == 0) return arg.substr(n);
+            return std::nullopt;
+        };
+        try {
+            if (auto v = value("--case=")) {
+                run_case(resolve(*v));
+            } else if (auto v = value("--batch=")) {
+                const std::string file = resolve(*v);
+                std::ifstream in(file);
+                if (!in) return fail("cannot open batch file " + file);
+                const std::string dir = file.find('/') == std::string::npos ? "." : file.substr(0, file.rfind('/'));
+                std::vector<std::string> words;
+                for (std::string line; std::getline(in, line);) {
+                    std::istringstream ls(line.substr(0, line.find('#')));
+                    for (std::string w; ls >> w;) words.push_back(w);
+                }
+                if (int rc = run(words, dir)) return rc;
+            } else if (arg == "--reset") {
+                lists_ = knob_lists{};
+            } else if (auto v = value("--mode=")) {
+                if (*v != "C" && *v != "P" && *v != "CP" && *v != "PC" && *v != "L")
+                    return fail("--mode must be C, P, CP or L, got \"" + *v + "\"");
+                mode_ = *v == "PC" ? "CP" : *v;
+            } else if (auto v = value("--in-shapes=")) {
+                lists_.in_shapes = split(*v, ',');
+            } else if (auto v = value("--io-shapes=")) { // an older spelling
+                lists_.in_shapes = split(*v, ',');
+            } else if (auto v = value("--op-attrs=")) {
+                lists_.op_attrs = split(*v, ',');
+            } else if (auto v = value("--op-kind=")) {
+                lists_.op_kind = split(*v, ',');
+            } else if (auto v = value("--dt=")) {
+                lists_.dt = split(*v, ',');
+            } else if (auto v = value("--attr-fpmath=")) {
+                lists_.fpmath = split(*v, ',');
+            } else if (auto v = value("--expected-n-partitions=")) {
+                lists_.expected_partitions.clear();
+                for (const auto &e : split(*v, ','))
+                    lists_.expected_partitions.push_back(
+                        e.empty() ? 1 : parse_int(e, 0, std::numeric_limits<int>::max(), "--expected-n-partitions"));
+            } else if (auto v = value("--mb=")) {
+                lists_.mb.clear();
+                for (const auto &e : split(*v, ','))
+                    lists_.mb.push_back(e.empty() ? 0 : parse_int(e, 0, std::numeric_limits<int64_t>::max(), "--mb"));
+            } else if (auto v = value("--impl=")) {
+                lists_.impl.clear();
+                for (const auto &e : split(*v, ',')) {
+                    if (e != "auto" && e != "onednn" && e != "native" && e != "dnnl" && !e.empty())
+                        return fail("--impl must list auto, onednn, native or dnnl, got \"" + e + "\"");
+                    lists_.impl.push_back(e.empty() ? "auto" : e);
+                }
+            } else if (auto v = value("--policy=")) {
+                lists_.policy.clear();
+                for (const auto &e : split(*v, ',')) {
+                    if (e != "fusion" && e != "debug" && !e.empty())
+                        return fail("--policy must list fusion or debug, got \"" + e + "\"");
+                    lists_.policy.push_back(e.empty() ? "fusion" : e);
+                }
+            } else if (auto v = value("--num-threads=")) {
+                lists_.threads.clear();
+                for (const auto &e : split(*v, ','))
+                    lists_.threads.push_back(e.empty() ? 0 : static_cast<int>(parse_int(e, 1, 1024, "--num-threads")));
+            } else if (auto v = value("--max-ms-per-prb=")) {
+                max_ms_ = parse_real(*v, 1e-3, 1e7, "--max-ms-per-prb");
+            } else if (auto v = value("--perf-template=")) {
+                if (*v != "csv" && *v != "default") return fail("--perf-template must be csv or default");
+                csv_ = *v == "csv";
+            } else if (auto v = value("--roof=")) {
+                if (v->empty()) return fail("--roof needs measure, skip or a file name");
+                roof_ = *v;
+                if (roof_ != "measure" && roof_ != "skip") { // reuse the roofs a file holds
+                    std::ifstream in(roof_);
+                    std::string key, level;
+                    fbtools::memory_roof r;
+                    while (in >> key >> r.gbps >> r.plain_gbps >> r.nt_gbps >> r.threads >> level)
+                        r.level = level, roofs_[key] = r;
+                }
+            } else if (auto v = value("--engine=")) {
+                if (*v != "cpu" && *v != "cpu:0") return fail("--engine must be cpu (fusebox has no other engine)");
+            } else if (auto v = value("--cold-cache=")) {
+                if (*v != "none") return fail("--cold-cache: only none is supported");
+            } else if (arg == "--graph") {
+                continue; // benchdnn's driver selector
+            } else if (arg == "--help" || arg == "-h") {
+                std::printf(
+                    "usage: fusebox-benchdnn [--graph] [--mode=C|P|CP|L] [--reset] (--case=FILE | --batch=FILE)...\n"
+                    "  knobs (comma-separated lists; a --case runs their product; an empty entry keeps the case):\n"
+                    "  --in-shapes=ID:SHAPE[*TAG|*STRIDES][+...]  (ID:*TAG keeps the shape, ID:- is rank 0)\n"
+                    "  --op-attrs=ID:NAME:VALUE[*NAME:VALUE][+...]  --op-kind=ID:KIND[+...]\n"
+                    "  --dt=DT | --dt=ID:DT[+...]  --attr-fpmath=MODE[:true|false]  --mb=N\n"
+                    "  --expected-n-partitions=N (0: any)  --impl=auto|onednn|native|dnnl  --policy=fusion|debug\n"
+                    "  --num-threads=N  --max-ms-per-prb=MS  --perf-template=csv|default  --roof=measure|skip|FILE\n");
+                continue;
+            } else {
+                return fail("unknown argument \"" + arg + "\"");
+            }
+        } catch (const case_error &e) {
+            return fail(e.what());
+        }
+    }
+    return 0;
+}
+
+int driver::finish() {
+    if (!table_.empty()) {
+        std::printf("\n| case | implementation | threads | level | min us | GB/s | roof GB/s | fraction of roof | "
+                    "compile ms | cache hit us |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        for (const auto &row : table_) std::printf("%s\n", row.c_str());
+        std::printf("\n");
+    }
+    std::printf("tests:%d passed:%d skipped:%d mistrusted:%d unimplemented:%d invalid_arguments:%d failed:%d "
+                "listed:%d\n",
+                tests_, counts_[outcome::passed], counts_[outcome::skipped], counts_[outcome::mistrusted],
+                counts_[outcome::unimplemented], counts_[outcome::invalid_arguments], counts_[outcome::failed],
+                counts_[outcome::listed]);
+    return counts_[outcome::failed] + counts_[outcome::invalid_arguments] ? 1 : 0;
+}
+
+} // namespace fbbench

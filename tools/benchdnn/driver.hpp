@@ -1,0 +1,63 @@
+// fusebox-benchdnn's command line: benchdnn's graph-driver knobs, each a
+// comma-separated list whose cartesian product a --case line runs, in
+// benchdnn's order.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../common/roof.hpp"
+#include "graph_case.hpp"
+
+namespace fbbench {
+
+enum class outcome { passed, failed, skipped, mistrusted, unimplemented, invalid_arguments, listed };
+
+/// The knob lists in force (until --reset): each --case runs their product.
+struct knob_lists {
+    std::vector<std::string> in_shapes{""}, op_attrs{""}, op_kind{""}, dt{""}, fpmath{""};
+    std::vector<int64_t> expected_partitions{1}, mb{0};
+    std::vector<std::string> impl{"auto"}, policy{"fusion"};
+    std::vector<int> threads{0}; // 0: the whole default arena
+};
+
+/// One problem: a case with one alternative of every knob.
+struct problem {
+    std::string path;
+    case_knobs knobs;
+    int64_t expected_partitions = 1;
+    std::string impl = "auto", policy = "fusion";
+    int threads = 0;
+    /// benchdnn's reproducer: the knobs that differ from their defaults, then the case.
+    std::string repro(const std::string &mode) const;
+};
+
+class driver {
+public:
+    /// Runs benchdnn-style arguments. Returns 0, or 2 after printing why an
+    /// argument is malformed (nothing after it runs).
+    int run(const std::vector<std::string> &args, const std::string &base_dir = "");
+    /// Prints the performance table and the summary line; returns the exit
+    /// status: 1 when a problem FAILED or had INVALID_ARGUMENTS, else 0.
+    int finish();
+
+private:
+    void run_case(const std::string &path);
+    void run_problem(const problem &p);
+    void report_perf(const problem &p, const std::string &impl, size_t bytes, double min_ms, double avg_ms, int runs,
+                     const fbtools::traffic &t, int threads, double compile_ms, double cache_hit_us);
+    const fbtools::memory_roof *roof(const fbtools::traffic &t, int threads);
+
+    std::string mode_ = "C";
+    knob_lists lists_;
+    double max_ms_ = 1000;
+    bool csv_ = false, csv_header_done_ = false;
+    std::string roof_ = "measure"; // measure, skip, or a file of measured roofs to reuse
+    std::map<std::string, fbtools::memory_roof> roofs_;
+    std::map<outcome, int> counts_;
+    int tests_ = 0;
+    std::vector<std::string> table_; // one markdown row per performance problem
+};
+
+} // namespace fbbench
