@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev git
+  build-essential cmake ninja-build pkg-config git clang libclang-rt-14-dev libomp-dev
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers libtbb-dev libhwy-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev

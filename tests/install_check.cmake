@@ -8,6 +8,8 @@ function(run)
   endif()
 endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+# The installed driver starts from its prefix (RUNPATH $ORIGIN/../lib) and runs a case.
+run(${WORK_DIR}/prefix/bin/fusebox-benchdnn --mode=C --case=${SOURCE_DIR}/benchdnn_cases/op/add_f32.json)
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples -B ${WORK_DIR}/build -G Ninja
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
