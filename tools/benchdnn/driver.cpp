@@ -56,7 +56,7 @@ double ms_since(clock_type::time_point t0) {
 // Sets FUSEBOX_KERNEL for fusebox's rows (auto, onednn, native).
 struct kernel_choice {
     explicit kernel_choice(const std::string &impl) {
-        if (impl == "auto")
+        if (impl == "auto" || impl == "dnnl") // the direct row uses fusebox only to prepare buffers
             unsetenv("FUSEBOX_KERNEL");
         else
             setenv("FUSEBOX_KERNEL", impl.c_str(), 1);
