@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang libclang-rt-14-dev libomp-dev
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers libtbb-dev libhwy-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev
+  nlohmann-json3-dev gnuplot-nox
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
 )
 
