@@ -16,4 +16,18 @@ run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/getting_started)
 run(${WORK_DIR}/build/fusion_inplace)
 run(${WORK_DIR}/build/from_onednn_graph)
+run(${WORK_DIR}/build/c_api)
+# C and non-CMake users: pkg-config.
+find_program(PKG_CONFIG pkg-config REQUIRED)
+find_program(CC_COMPILER NAMES cc gcc clang REQUIRED)
+set(ENV{PKG_CONFIG_PATH} ${WORK_DIR}/prefix/lib/pkgconfig)
+execute_process(COMMAND ${PKG_CONFIG} --cflags --libs fusebox OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config does not find fusebox in ${WORK_DIR}/prefix/lib/pkgconfig")
+endif()
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run(${CC_COMPILER} -std=c11 -Wall -Wextra -Werror ${SOURCE_DIR}/examples/c_api.c ${flags}
+    -Wl,-rpath,${WORK_DIR}/prefix/lib -o ${WORK_DIR}/c_api_pkgconfig)
+run(${WORK_DIR}/c_api_pkgconfig)
 message(STATUS "outside project built and ran against ${WORK_DIR}/prefix")

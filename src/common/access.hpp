@@ -14,6 +14,10 @@ struct access {
     template <typename Handle> static auto &impl(Handle &h) { return h.impl_; }
     template <typename Handle> static const auto &impl(const Handle &h) { return h.impl_; }
     static std::vector<logical_tensor> &inputs(op &o) { return o.inputs_; }
+    /// Any attribute value type, whatever set_attr's overloads take (the C API).
+    template <typename T> static void set_attr(op &o, op::attr a, T value) {
+        o.set_attr_value(a, op::attr_value(std::move(value)));
+    }
     static std::vector<logical_tensor> &outputs(op &o) { return o.outputs_; }
 };
 
