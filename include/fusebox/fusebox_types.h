@@ -23,6 +23,7 @@ extern "C" {
 
 /* ---- version ---- */
 
+/* The single source of the version: CMake reads these three lines. */
 #define FUSEBOX_VERSION_MAJOR 0
 #define FUSEBOX_VERSION_MINOR 2
 #define FUSEBOX_VERSION_PATCH 0
