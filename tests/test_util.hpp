@@ -23,6 +23,17 @@ struct kernel_env {
     ~kernel_env() { unsetenv("FUSEBOX_KERNEL"); }
 };
 
+/// Expects f() to throw fusebox::error with status `s` and a message containing `fragment`.
+template <typename F> void expect_error(F &&f, status s, const std::string &fragment) {
+    try {
+        f();
+        ADD_FAILURE() << "no error thrown; expected: " << fragment;
+    } catch (const error &e) {
+        EXPECT_EQ(e.get_status(), s) << e.what();
+        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << "message: " << e.what();
+    }
+}
+
 /// Success when `actual` holds the same elements as `expected`.
 inline ::testing::AssertionResult same_elements(const buffer &expected, const buffer &actual) {
     std::string first = first_mismatch(expected, actual);

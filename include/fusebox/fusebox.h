@@ -74,9 +74,9 @@ FUSEBOX_API fusebox_status_t fusebox_logical_tensor_init(fusebox_logical_tensor_
                                                          fusebox_data_type_t dtype, int32_t ndims,
                                                          fusebox_layout_type_t ltype, fusebox_tensor_property_t ptype);
 /** Dense row-major strides when every dim is known and the layout is strided. */
-FUSEBOX_API fusebox_status_t fusebox_logical_tensor_init_with_dims(fusebox_logical_tensor_t *logical_tensor,
-                                                                   size_t tid, fusebox_data_type_t dtype,
-                                                                   int32_t ndims, const fusebox_dims_t dims,
+FUSEBOX_API fusebox_status_t fusebox_logical_tensor_init_with_dims(fusebox_logical_tensor_t *logical_tensor, size_t tid,
+                                                                   fusebox_data_type_t dtype, int32_t ndims,
+                                                                   const fusebox_dims_t dims,
                                                                    fusebox_layout_type_t ltype,
                                                                    fusebox_tensor_property_t ptype);
 FUSEBOX_API fusebox_status_t fusebox_logical_tensor_init_with_strides(fusebox_logical_tensor_t *logical_tensor,
@@ -163,9 +163,9 @@ FUSEBOX_API fusebox_status_t fusebox_partition_get_output_ports(const_fusebox_pa
                                                                 fusebox_logical_tensor_t *outputs);
 /** Compiles into `compiled_partition` (made by fusebox_compiled_partition_create). */
 FUSEBOX_API fusebox_status_t fusebox_partition_compile(fusebox_partition_t partition,
-                                                       fusebox_compiled_partition_t compiled_partition,
-                                                       size_t in_num, const fusebox_logical_tensor_t **inputs,
-                                                       size_t out_num, const fusebox_logical_tensor_t **outputs,
+                                                       fusebox_compiled_partition_t compiled_partition, size_t in_num,
+                                                       const fusebox_logical_tensor_t **inputs, size_t out_num,
+                                                       const fusebox_logical_tensor_t **outputs,
                                                        fusebox_engine_t engine);
 
 /* ---- compiled partitions ---- */
@@ -177,9 +177,8 @@ FUSEBOX_API fusebox_status_t fusebox_compiled_partition_execute(const_fusebox_co
                                                                 const_fusebox_tensor_t *inputs, size_t num_outputs,
                                                                 const_fusebox_tensor_t *outputs);
 FUSEBOX_API fusebox_status_t fusebox_compiled_partition_destroy(fusebox_compiled_partition_t compiled_partition);
-FUSEBOX_API fusebox_status_t
-fusebox_compiled_partition_query_logical_tensor(const_fusebox_compiled_partition_t compiled_partition, size_t tid,
-                                                fusebox_logical_tensor_t *lt);
+FUSEBOX_API fusebox_status_t fusebox_compiled_partition_query_logical_tensor(
+    const_fusebox_compiled_partition_t compiled_partition, size_t tid, fusebox_logical_tensor_t *lt);
 /** The pairs stay valid as long as the compiled partition. */
 FUSEBOX_API fusebox_status_t
 fusebox_compiled_partition_get_inplace_ports(const_fusebox_compiled_partition_t compiled_partition,
@@ -197,6 +196,12 @@ FUSEBOX_API fusebox_status_t fusebox_get_constant_tensor_cache(int *flag);
 FUSEBOX_API fusebox_status_t fusebox_set_constant_tensor_cache_capacity(fusebox_engine_kind_t eng_kind, size_t size);
 FUSEBOX_API fusebox_status_t fusebox_get_constant_tensor_cache_capacity(fusebox_engine_kind_t eng_kind, size_t *size);
 FUSEBOX_API fusebox_status_t fusebox_set_dump_mode(fusebox_dump_mode_t modes);
+
+/* ---- verbose log ---- */
+
+/** Sets the verbose level (0 off, 1 partition/compile/execute lines, 2 also
+ * canonical forms), overriding FUSEBOX_VERBOSE; invalid_arguments otherwise. */
+FUSEBOX_API fusebox_status_t fusebox_set_verbose(int level);
 
 #ifdef __cplusplus
 }

@@ -581,6 +581,11 @@ inline graph_dump_mode operator&(graph_dump_mode a, graph_dump_mode b) {
 /// invalid_arguments for unknown bits.
 FUSEBOX_API status set_dump_mode(graph_dump_mode modes);
 
+/// Sets the verbose level, overriding FUSEBOX_VERBOSE: 0 off, 1 one line per
+/// partition, compile and execute, 2 also each compiled partition's canonical
+/// form (README.md, "Verbose log"). Throws invalid_arguments for other levels.
+FUSEBOX_API void set_verbose(int level);
+
 /// The library's version (as fusebox_version()).
 inline const fusebox_version_t *version() { return fusebox_version(); }
 

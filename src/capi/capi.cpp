@@ -615,4 +615,8 @@ fusebox_status_t fusebox_set_dump_mode(fusebox_dump_mode_t modes) {
     return s;
 }
 
+fusebox_status_t fusebox_set_verbose(int level) {
+    return guarded([&] { fb::set_verbose(level); });
+}
+
 } // extern "C"

@@ -17,10 +17,10 @@ std::string shape_str(const logical_tensor &lt) {
     return lt.get_ndims() < 0 ? std::string("[?]") : shape_str(dims_of(lt));
 }
 
-std::string op_label(const op &o) {
-    std::string s = "op " + std::to_string(o.get_id());
-    if (!o.get_name().empty()) s += " '" + o.get_name() + "'";
-    return s;
+std::string op_ref(const op &o) {
+    std::string s = "op " + std::to_string(o.get_id()) + " (" + op_kind_name(o.get_kind());
+    if (!o.get_name().empty()) s += " \"" + o.get_name() + "\"";
+    return s + ")";
 }
 
 } // namespace fusebox::detail

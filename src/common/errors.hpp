@@ -33,7 +33,8 @@ template <typename F> decltype(auto) translate_exceptions(const char *what, F &&
 std::string shape_str(const logical_tensor::dims &d);
 std::string shape_str(const logical_tensor &lt);
 
-/// "op 3" or "op 3 (name)" for messages.
-std::string op_label(const op &o);
+/// How messages name an op: `op 3 (Add)`, or `op 3 (Add "bias")` when it
+/// has a name.
+std::string op_ref(const op &o);
 
 } // namespace fusebox::detail

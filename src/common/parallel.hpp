@@ -2,7 +2,8 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 
 namespace fusebox::detail {
 
@@ -14,8 +15,13 @@ int max_threads();
 /// inline on the calling thread) for small jobs, else one per thread.
 int plan_chunks(int64_t bytes);
 
-/// Runs fn(c) for c in [0, n) on the caller's arena; inline when n == 1.
-void parallel_chunks(int n, const std::function<void(int)> &fn);
+/// Runs fn(c) for c in [0, n) on the caller's arena, one chunk per thread;
+/// inline when n == 1.
+template <typename F> void parallel_chunks(int n, const F &fn) {
+    if (n <= 1) return fn(0);
+    tbb::parallel_for(
+        0, n, [&](int c) { fn(c); }, tbb::static_partitioner());
+}
 
 /// Keeps oneDNN's OpenMP team at one thread while a chunk runs: parallelism
 /// comes from TBB, never from a second thread pool on top of it.

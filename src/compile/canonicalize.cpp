@@ -38,6 +38,18 @@ bool non_overlapping(const dims &shape, const dims &strides) {
     return true;
 }
 
+// Where `given` contradicts `expected` (unknown extents match anything), for
+// messages: "rank 3, not 4" or "dim 1 is 5, not 6"; empty when they agree.
+std::string mismatch(const dims &given, const dims &expected) {
+    if (given.size() != expected.size())
+        return "rank " + std::to_string(given.size()) + ", not " + std::to_string(expected.size());
+    for (size_t i = 0; i < given.size(); ++i)
+        if (given[i] >= 0 && expected[i] >= 0 && given[i] != expected[i])
+            return "dim " + std::to_string(i) + " is " + std::to_string(given[i]) + ", not " +
+                   std::to_string(expected[i]);
+    return {};
+}
+
 bool has_zero_dim(const dims &d) { return std::find(d.begin(), d.end(), 0) != d.end(); }
 
 // Every element's offset and the byte span must be representable.
@@ -62,14 +74,10 @@ logical_tensor check_input(const logical_tensor &port, const logical_tensor &lt,
     if (lt.get_layout_type() == logical_tensor::layout_type::opaque)
         fail(status::invalid_arguments, "compile: partition ", pid, ": input tensor ", id,
              " has an opaque layout; fusebox reads strided layouts only (and never produces opaque ones)");
-    if (port.get_ndims() >= 0) {
-        bool same = port.get_ndims() == lt.get_ndims();
-        for (size_t i = 0; same && i < dims_of(lt).size(); ++i)
-            same = dims_of(port)[i] < 0 || dims_of(port)[i] == dims_of(lt)[i];
-        if (!same)
+    if (port.get_ndims() >= 0)
+        if (std::string m = mismatch(dims_of(lt), dims_of(port)); !m.empty())
             fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has shape ", shape_str(lt),
-                 ", the partition expects ", shape_str(port));
-    }
+                 ", the partition expects ", shape_str(port), " (", m, ")");
     for (int64_t s : strides_of(lt))
         if (s < 0)
             fail(status::invalid_shape, "compile: partition ", pid, ": input tensor ", id, " has stride ",
@@ -86,13 +94,10 @@ logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims
     if (lt.get_data_type() != data_type::undef && lt.get_data_type() != dt)
         fail(status::invalid_data_type, "compile: partition ", pid, ": output tensor ", id, " has type ",
              data_type_name(lt.get_data_type()), ", the partition produces ", data_type_name(dt));
-    if (lt.get_ndims() >= 0) {
-        bool same = static_cast<size_t>(lt.get_ndims()) == shape.size();
-        for (size_t i = 0; same && i < shape.size(); ++i) same = dims_of(lt)[i] < 0 || dims_of(lt)[i] == shape[i];
-        if (!same)
+    if (lt.get_ndims() >= 0)
+        if (std::string m = mismatch(dims_of(lt), shape); !m.empty())
             fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id, " has shape ",
-                 shape_str(lt), ", the partition produces ", shape_str(shape));
-    }
+                 shape_str(lt), ", the partition produces ", shape_str(shape), " (", m, ")");
     if (lt.get_layout_type() == logical_tensor::layout_type::opaque)
         fail(status::invalid_arguments, "compile: partition ", pid, ": output tensor ", id,
              " asks for an opaque layout; fusebox produces strided layouts (ask for any or strided)");
@@ -181,13 +186,12 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
         const data_type ta = type_of.at(a.get_id()), tb = type_of.at(b.get_id());
         const data_type out = binary_output_type(o.get_kind(), ta, tb), declared = o.get_outputs()[0].get_data_type();
         if (out == data_type::undef)
-            fail(status::invalid_data_type, "compile: partition ", pid, ": op ", o.get_id(), " (",
-                 op_kind_name(o.get_kind()), "): input types (", data_type_name(ta), ", ", data_type_name(tb),
-                 ") are not supported");
+            fail(status::invalid_data_type, "compile: partition ", pid, ": ", op_ref(o), ": input types (",
+                 data_type_name(ta), ", ", data_type_name(tb), ") are not supported");
         if (declared != data_type::undef && declared != out)
-            fail(status::invalid_data_type, "compile: partition ", pid, ": op ", o.get_id(), " (",
-                 op_kind_name(o.get_kind()), "): output type ", data_type_name(declared), " does not match ",
-                 data_type_name(out), " for inputs (", data_type_name(ta), ", ", data_type_name(tb), ")");
+            fail(status::invalid_data_type, "compile: partition ", pid, ": ", op_ref(o), ": output type ",
+                 data_type_name(declared), " does not match ", data_type_name(out), " for inputs (", data_type_name(ta),
+                 ", ", data_type_name(tb), ")");
         type_of[o.get_outputs()[0].get_id()] = out;
         node_of[o.get_outputs()[0].get_id()] = static_cast<int>(e.nodes.size());
         e.nodes.push_back({o.get_kind(), {ta, tb}, out, {0, 0}});

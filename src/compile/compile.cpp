@@ -1,10 +1,8 @@
 // partition::compile: canonicalize, choose a kernel, cache the result.
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
-#include <sstream>
 
 #include "common/checked.hpp"
+#include "common/env.hpp"
 #include "common/errors.hpp"
 #include "common/parallel.hpp"
 #include "common/verbose.hpp"
@@ -21,16 +19,6 @@ namespace fusebox {
 namespace detail {
 namespace {
 
-enum class kernel_choice { automatic, onednn, native };
-
-kernel_choice kernel_from_env() {
-    const char *s = std::getenv("FUSEBOX_KERNEL");
-    if (!s || !*s || !std::strcmp(s, "auto")) return kernel_choice::automatic;
-    if (!std::strcmp(s, "onednn")) return kernel_choice::onednn;
-    if (!std::strcmp(s, "native")) return kernel_choice::native;
-    fail(status::invalid_arguments, "FUSEBOX_KERNEL must be onednn, native or auto, got \"", s, "\"");
-}
-
 // What a relaxed fpmath mode lets oneDNN do (see doc/INTEGRATION.md): its
 // bf16/f16 conversions flush subnormal results to zero.
 onednn_options options_for(fpmath_mode m) {
@@ -40,25 +28,42 @@ onednn_options options_for(fpmath_mode m) {
     return o;
 }
 
-// Partitions this small run inline on the native kernel: a primitive call
-// alone costs more than the work. Partitions streaming more than
-// stream_threshold_bytes() also run native: its non-temporal stores beat
-// oneDNN's binary JIT there (see doc/PERFORMANCE.md).
-constexpr int64_t kSmallBytes = 1 << 16;
+std::string bytes_text(int64_t bytes) {
+    if (bytes < 1024) return std::to_string(bytes) + " B";
+    if (bytes < (int64_t{1} << 20)) return std::to_string((bytes + 512) >> 10) + " KiB";
+    return std::to_string((bytes + (1 << 19)) >> 20) + " MiB";
+}
 
+// Partitions touching less than this run on the native kernel, inline on the
+// caller: there a primitive call costs more than the work, and the native
+// loop matches or beats oneDNN's JIT (measured for Add, Add chains and Equal,
+// doc/PERFORMANCE.md). Partitions touching stream_threshold_bytes() or more
+// also run native: its non-temporal stores beat oneDNN's binary JIT there.
+constexpr int64_t kSmallBytes = 256 << 10;
+
+// The kernel for `e`, and in `why` the reason for it (a comma-free phrase
+// for the verbose log).
 std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice choice, fpmath_mode math, size_t pid,
                                             std::string &why) {
-    if (e.numel() == 0) return make_native_kernel(e); // nothing to compute, whatever the choice
+    if (e.numel() == 0) return why = "empty output", make_native_kernel(e);
     int64_t bytes = static_cast<int64_t>(data_type_size(e.output.get_data_type()));
     for (const auto &o : e.operands) bytes += static_cast<int64_t>(data_type_size(e.inputs[o.port].get_data_type()));
     bytes = saturating_mul(bytes, e.numel());
-    const bool native_is_faster = bytes < kSmallBytes || bytes >= stream_threshold_bytes();
-    if (choice == kernel_choice::native || (choice == kernel_choice::automatic && native_is_faster))
-        return make_native_kernel(e);
-    if (auto k = make_onednn_kernel(e, options_for(math), why)) return k;
+    if (choice == kernel_choice::native) return why = "FUSEBOX_KERNEL=native", make_native_kernel(e);
+    if (choice == kernel_choice::automatic && bytes < kSmallBytes)
+        return why = "small: " + bytes_text(bytes) + " touched (< " + bytes_text(kSmallBytes) +
+                     ") costs less than a primitive call",
+               make_native_kernel(e);
+    if (choice == kernel_choice::automatic && bytes >= stream_threshold_bytes())
+        return why = "large: " + bytes_text(bytes) + " touched (>= " + bytes_text(stream_threshold_bytes()) +
+                     ") streams faster with non-temporal stores",
+               make_native_kernel(e);
+    std::string declined;
+    if (auto k = make_onednn_kernel(e, options_for(math), declined))
+        return why = choice == kernel_choice::onednn ? "FUSEBOX_KERNEL=onednn" : "oneDNN is exact here", std::move(k);
     if (choice == kernel_choice::onednn)
-        fail(status::unimplemented, "compile: partition ", pid, ": FUSEBOX_KERNEL=onednn but ", why);
-    return make_native_kernel(e);
+        fail(status::unimplemented, "compile: partition ", pid, ": FUSEBOX_KERNEL=onednn but ", declined);
+    return why = "not oneDNN: " + declined, make_native_kernel(e);
 }
 
 // (input, output) pairs that may share a buffer: same type and layout, and
@@ -89,6 +94,17 @@ std::string cache_key(const partition_impl &part, const std::vector<logical_tens
 }
 
 } // namespace
+
+verbose_line log_line(std::string_view event, size_t partition_id, const compiled_core &c) {
+    const kernel_facts &f = c.k->facts();
+    verbose_line line(event);
+    line.field("cpu").field(static_cast<int64_t>(partition_id)).field(c.ops);
+    line.field(verbose_tensors("in", c.inputs)).field(verbose_tensors("out", {c.output}));
+    line.field(fpmath_name(c.math)).field(f.impl).field(c.reason);
+    line.field(int64_t{f.threads}).field(int64_t{f.chunks}).field(f.streaming ? "yes" : "no");
+    return line;
+}
+
 } // namespace detail
 
 compiled_partition partition::compile(const std::vector<logical_tensor> &inputs,
@@ -105,11 +121,12 @@ compiled_partition partition::compile_checked(const std::vector<logical_tensor> 
         fail(status::invalid_arguments, "compile: engine kind does not match the graph's");
     if (!impl_->supported) {
         const op &o = impl_->ops.front();
-        fail(status::unimplemented, "compile: partition ", impl_->id, " holds op ", o.get_id(), " (",
-             op_kind_name(o.get_kind()), "), which fusebox does not run: the framework runs this partition itself");
+        fail(status::unimplemented, "compile: partition ", impl_->id, " holds ", op_ref(o),
+             ", which fusebox does not run: the framework runs this partition itself");
     }
-    const auto start = std::chrono::steady_clock::now();
-    const kernel_choice choice = kernel_from_env();
+    const bool verbose = verbose_enabled();
+    const auto start = verbose ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    const kernel_choice choice = env_kernel();
     bool built = false;
     const std::string key = cache_key(*impl_, inputs, outputs, choice);
     auto core = cached_compile(key, [&] {
@@ -119,25 +136,26 @@ compiled_partition partition::compile_checked(const std::vector<logical_tensor> 
         fused_expr expr = build_fused_expr(*impl_, inputs, outputs, dumping ? &concrete_ops : nullptr);
         if (dumping) dump_partition(*impl_, concrete_ops, expr.inputs, {expr.output}, key);
         if (verbose_level() >= 2)
-            verbose_print("canonical,partition=" + std::to_string(impl_->id) + "," + expr.to_string());
+            verbose_line("canonical")
+                .field("cpu")
+                .field(static_cast<int64_t>(impl_->id))
+                .field(expr.to_string())
+                .print();
         auto c = std::make_shared<compiled_core>();
         c->inputs = expr.inputs;
         c->output = expr.output;
         c->inplace = inplace_pairs(expr);
-        c->k = choose_kernel(expr, choice, impl_->math, impl_->id, c->fallback_reason);
-        for (const op &o : impl_->ops)
-            c->ops += (c->ops.empty() ? "" : ",") + std::string(op_kind_name(o.get_kind())) + "#" +
-                      std::to_string(o.get_id());
+        c->k = choose_kernel(expr, choice, impl_->math, impl_->id, c->reason);
+        c->ops = verbose_ops(impl_->ops);
+        c->math = impl_->math;
+        c->traffic = c->output.get_mem_size();
+        for (const auto &lt : c->inputs) c->traffic += lt.get_mem_size();
         return std::shared_ptr<const compiled_core>(std::move(c));
     });
-    if (verbose_enabled()) {
-        std::ostringstream os;
-        os << "compile,partition=" << impl_->id << ",ops=" << core->ops << ",impl=" << core->k->info()
-           << (core->fallback_reason.empty() ? "" : " (onednn: " + core->fallback_reason + ")")
-           << (built ? "" : ",cache_hit") << ",out=" << data_type_name(core->output.get_data_type())
-           << shape_str(dims_of(core->output)) << ",time_ms=" << ms_since(start);
-        verbose_print(os.str());
-    }
+    if (verbose)
+        log_line(built ? "compile:cache_miss" : "compile:cache_hit", impl_->id, *core)
+            .field(ms_since(start), 6)
+            .print();
     compiled_partition cp;
     access::impl(cp) = std::make_shared<const compiled_impl>(compiled_impl{impl_->id, std::move(core)});
     return cp;

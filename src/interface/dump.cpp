@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/access.hpp"
+#include "common/env.hpp"
 #include "common/errors.hpp"
 #include "common/verbose.hpp"
 #include "interface/op_registry.hpp"
@@ -20,23 +21,6 @@ namespace {
 
 constexpr unsigned kAllBits = fusebox_dump_mode_graph | fusebox_dump_mode_subgraph;
 std::atomic<int> api_mode{-1}; // -1: not set, FUSEBOX_GRAPH_DUMP decides
-
-unsigned env_mode() {
-    const char *s = std::getenv("FUSEBOX_GRAPH_DUMP");
-    if (!s) return 0;
-    unsigned bits = 0;
-    std::istringstream in(s);
-    for (std::string word; std::getline(in, word, ',');) {
-        if (word == "graph")
-            bits |= fusebox_dump_mode_graph;
-        else if (word == "subgraph")
-            bits |= fusebox_dump_mode_subgraph;
-        else if (word != "none" && word != "0" && !word.empty())
-            fail(status::invalid_arguments, "FUSEBOX_GRAPH_DUMP must be a comma-separated list of graph, subgraph ",
-                 "or none, got \"", s, "\"");
-    }
-    return bits;
-}
 
 void json_string(std::ostream &os, const std::string &s) {
     os << '"';
@@ -90,17 +74,6 @@ const char *property_name(logical_tensor::property_type p) {
     }
 }
 
-const char *fpmath_name(fpmath_mode m) {
-    switch (m) {
-    case fpmath_mode::strict: return "strict";
-    case fpmath_mode::bf16: return "bf16";
-    case fpmath_mode::f16: return "f16";
-    case fpmath_mode::any: return "any";
-    case fpmath_mode::tf32: return "tf32";
-    }
-    return "strict";
-}
-
 void json_tensor(std::ostream &os, const logical_tensor &lt, const char *indent) {
     auto num = [&](int64_t d) { os << (d < 0 ? -1 : d); };
     os << "{\n"
@@ -147,8 +120,7 @@ uint64_t fnv1a(const std::string &s) {
 }
 
 void write_file(const std::string &name, const std::string &text) {
-    const char *dir = std::getenv("FUSEBOX_GRAPH_DUMP_DIR");
-    const std::string path = std::string(dir && *dir ? dir : ".") + "/" + name;
+    const std::string path = env_graph_dump_dir() + "/" + name;
     std::ofstream out(path);
     out << text;
     out.close();
@@ -157,16 +129,26 @@ void write_file(const std::string &name, const std::string &text) {
         std::fprintf(stderr, "fusebox: could not write graph dump %s\n", path.c_str());
         return;
     }
-    if (verbose_enabled()) verbose_print("info,dump,file=" + path);
+    if (verbose_enabled()) verbose_line("dump").field(verbose_escape(path)).print();
 }
 
 } // namespace
 
+const char *fpmath_name(fpmath_mode m) {
+    switch (m) {
+    case fpmath_mode::strict: return "strict";
+    case fpmath_mode::bf16: return "bf16";
+    case fpmath_mode::f16: return "f16";
+    case fpmath_mode::any: return "any";
+    case fpmath_mode::tf32: return "tf32";
+    }
+    return "strict";
+}
+
 unsigned dump_mode() {
     const int set = api_mode.load(std::memory_order_relaxed);
     if (set >= 0) return static_cast<unsigned>(set);
-    static const unsigned from_env = env_mode(); // throws (once per call until valid) on a bad value
-    return from_env;
+    return env_graph_dump(); // throws on a malformed FUSEBOX_GRAPH_DUMP
 }
 
 std::string graph_json(engine::kind k, fpmath_mode math, bool math_applies_to_int, const std::vector<op> &ops,

@@ -9,6 +9,9 @@
 
 namespace fusebox::detail {
 
+/// "strict", "bf16", ... as oneDNN Graph's JSON spells fpmath modes.
+const char *fpmath_name(fpmath_mode m);
+
 /// The dump bits in force: set_dump_mode's, else FUSEBOX_GRAPH_DUMP's.
 unsigned dump_mode();
 

@@ -1,8 +1,15 @@
-// Library-wide settings and queries: version, constant tensor cache.
+// Library-wide settings and queries: version, verbose level and header,
+// constant tensor cache.
 #include <atomic>
 #include <limits>
+#include <oneapi/dnnl/dnnl.h>
 
+#include "common/env.hpp"
 #include "common/errors.hpp"
+#include "common/parallel.hpp"
+#include "common/verbose.hpp"
+#include "kernels/native/binary_ops.hpp"
+#include "kernels/native/expr_kernel.hpp"
 
 #ifndef FUSEBOX_GIT_HASH
 #define FUSEBOX_GIT_HASH "unknown"
@@ -38,6 +45,35 @@ void set_constant_tensor_cache(int flag) {
 
 int get_constant_tensor_cache() { return constant_cache_mib > 0 ? 1 : 0; }
 
+void set_verbose(int level) {
+    detail::translate_exceptions("set_verbose", [&] { detail::set_verbose_level(level); });
+}
+
+namespace detail {
+
+std::vector<std::string> verbose_header() {
+    const fusebox_version_t *v = fusebox_version();
+    const dnnl_version_t *d = dnnl_version();
+    const int cap = env_num_threads();
+    auto mib = [](int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; };
+    return {
+        "version," + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
+            ",commit " + v->hash,
+        "onednn," + std::to_string(d->major) + "." + std::to_string(d->minor) + "." + std::to_string(d->patch) +
+            ",commit " + d->hash,
+        std::string("cpu,native isa ") + element_ops_for_cpu().isa + ",threads " + std::to_string(max_threads()) +
+            (cap ? " (FUSEBOX_NUM_THREADS " + std::to_string(cap) + ")" : std::string()) + ",streaming stores from " +
+            mib(stream_threshold_bytes()),
+        "template:partition,engine,partition,ops,inputs,outputs,fpmath,impl,reason",
+        "template:compile,engine,partition,ops,inputs,outputs,fpmath,impl,reason,threads,chunks,streaming,time_ms",
+        "template:execute,engine,partition,ops,inputs,outputs,fpmath,impl,reason,threads,chunks,streaming,time_ms,"
+        "GB/s",
+        "template:canonical,engine,partition,form",
+        "template:dump,file",
+    };
+}
+
+} // namespace detail
 } // namespace fusebox
 
 extern "C" const fusebox_version_t *fusebox_version(void) {

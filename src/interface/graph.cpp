@@ -16,6 +16,7 @@ namespace {
 using detail::access;
 using detail::dims_of;
 using detail::fail;
+using detail::op_ref;
 using detail::strides_of;
 using dims = logical_tensor::dims;
 
@@ -36,11 +37,11 @@ logical_tensor with_type(const logical_tensor &lt, data_type dt) {
 }
 
 // Combines two descriptors of one tensor id; throws when they contradict.
-logical_tensor merge_descriptors(const logical_tensor &known, const logical_tensor &seen, size_t op_id) {
-    auto conflict = [&](const char *what) {
-        fail(status::invalid_graph, "op ", op_id, ": tensor id ", seen.get_id(), " is used with another ", what, " (",
-             data_type_name(seen.get_data_type()), detail::shape_str(seen), " vs ",
-             data_type_name(known.get_data_type()), detail::shape_str(known), ")");
+logical_tensor merge_descriptors(const logical_tensor &known, const logical_tensor &seen, const op &o) {
+    auto conflict = [&](const auto &...what) {
+        fail(status::invalid_graph, op_ref(o), ": tensor id ", seen.get_id(), " is used with another ", what..., " (",
+             data_type_name(seen.get_data_type()), detail::shape_str(seen), " here, ",
+             data_type_name(known.get_data_type()), detail::shape_str(known), " elsewhere)");
     };
     data_type dt = known.get_data_type();
     if (seen.get_data_type() != data_type::undef) {
@@ -53,13 +54,13 @@ logical_tensor merge_descriptors(const logical_tensor &known, const logical_tens
     dims shape = dims_of(known);
     for (size_t i = 0; i < shape.size(); ++i) {
         int64_t s = dims_of(seen)[i];
-        if (s >= 0 && shape[i] >= 0 && s != shape[i]) conflict("shape");
+        if (s >= 0 && shape[i] >= 0 && s != shape[i]) conflict("extent of dim ", i, ": ", s, " vs ", shape[i]);
         if (shape[i] < 0) shape[i] = s;
     }
     const bool both_strided = known.get_layout_type() == logical_tensor::layout_type::strided &&
                               seen.get_layout_type() == logical_tensor::layout_type::strided;
     if (both_strided && known.has_known_shape() && seen.has_known_shape() && strides_of(known) != strides_of(seen))
-        conflict("layout (strides)");
+        conflict("layout: strides ", detail::shape_str(strides_of(seen)), " vs ", detail::shape_str(strides_of(known)));
     return with_shape(known.get_layout_type() == logical_tensor::layout_type::strided ? known : seen, dt, shape);
 }
 
@@ -94,11 +95,11 @@ void finalize_graph(graph_impl &g) {
     // to the framework that runs those ops.
     std::map<size_t, logical_tensor> tensors;
     std::map<size_t, size_t> producer; // tensor id -> op index
-    auto note = [&](const logical_tensor &lt, size_t op_id, bool strict) {
+    auto note = [&](const logical_tensor &lt, const op &o, bool strict) {
         auto [it, inserted] = tensors.emplace(lt.get_id(), lt);
         if (inserted) return;
         try {
-            it->second = merge_descriptors(it->second, lt, op_id);
+            it->second = merge_descriptors(it->second, lt, o);
         } catch (const error &) {
             if (strict) throw;
         }
@@ -106,13 +107,13 @@ void finalize_graph(graph_impl &g) {
     for (bool strict : {true, false})
         for (size_t i = 0; i < ops.size(); ++i) {
             if ((is_kind_supported(ops[i].get_kind()) || ops[i].get_kind() == op::kind::End) != strict) continue;
-            for (const auto &lt : ops[i].get_inputs()) note(lt, ops[i].get_id(), strict);
+            for (const auto &lt : ops[i].get_inputs()) note(lt, ops[i], strict);
             for (const auto &lt : ops[i].get_outputs()) {
-                note(lt, ops[i].get_id(), strict);
+                note(lt, ops[i], strict);
                 auto [it, inserted] = producer.emplace(lt.get_id(), i);
                 if (!inserted)
-                    fail(status::invalid_graph, "tensor id ", lt.get_id(), " is produced by both op ",
-                         ops[it->second].get_id(), " and op ", ops[i].get_id());
+                    fail(status::invalid_graph, "tensor id ", lt.get_id(), " is produced by both ",
+                         op_ref(ops[it->second]), " and ", op_ref(ops[i]));
             }
         }
 
@@ -122,7 +123,7 @@ void finalize_graph(graph_impl &g) {
     for (size_t i = 0; i < ops.size(); ++i)
         for (const auto &lt : ops[i].get_inputs())
             if (auto p = producer.find(lt.get_id()); p != producer.end()) {
-                if (p->second == i) fail(status::invalid_graph, "op ", ops[i].get_id(), " consumes its own output");
+                if (p->second == i) fail(status::invalid_graph, op_ref(ops[i]), " consumes its own output");
                 users[p->second].push_back(i), ++pending[i];
             }
     std::set<size_t> ready;
@@ -146,7 +147,7 @@ void finalize_graph(graph_impl &g) {
             lt = tensors.at(lt.get_id());
             if (lt.get_data_type() == data_type::undef && !producer.count(lt.get_id()) &&
                 is_kind_supported(o.get_kind()))
-                fail(status::invalid_data_type, "op ", o.get_id(), ": input tensor ", lt.get_id(),
+                fail(status::invalid_data_type, op_ref(o), ": input tensor ", lt.get_id(),
                      " has no data type and no producer to infer it from");
         }
         for (auto &lt : access::outputs(o)) lt = tensors.at(lt.get_id());
@@ -160,7 +161,7 @@ void finalize_graph(graph_impl &g) {
                     with_shape(o.get_outputs()[0], dt,
                                detail::infer_binary_shape(o, detail::read_broadcast_rule(o), dims_of(a), dims_of(b)));
             logical_tensor &out = tensors.at(o.get_outputs()[0].get_id());
-            out = merge_descriptors(out, inferred, o.get_id());
+            out = merge_descriptors(out, inferred, o);
             access::outputs(o)[0] = out;
         }
         ordered.push_back(std::move(o));
@@ -197,10 +198,10 @@ bool graph::is_finalized() const { return impl_->finalized; }
 
 status graph::add_op(const op &o, bool allow_exception) {
     try {
-        if (impl_->finalized) fail(status::invalid_graph, "op ", o.get_id(), ": graph is already finalized");
+        if (impl_->finalized) fail(status::invalid_graph, op_ref(o), ": graph is already finalized");
         for (const op &existing : impl_->ops)
             if (existing.get_id() == o.get_id())
-                fail(status::invalid_graph, "op ", o.get_id(), ": op id is already in the graph");
+                fail(status::invalid_graph, op_ref(o), ": op id is already in the graph");
         detail::validate_op(o);
         detail::translate_exceptions("add_op", [&] { impl_->ops.push_back(o); });
     } catch (const error &e) {

@@ -13,8 +13,7 @@ namespace {
 template <typename T> const T &attr_as(const op &o, op::attr a, const char *type_name) {
     const auto &v = o.get_attrs().at(a);
     if (!std::holds_alternative<T>(v))
-        fail(status::invalid_arguments, "op ", o.get_id(), " (", op_kind_name(o.get_kind()), "): attribute ",
-             attr_name(a), " must be ", type_name);
+        fail(status::invalid_arguments, op_ref(o), ": attribute ", attr_name(a), " must be ", type_name);
     return std::get<T>(v);
 }
 
@@ -31,20 +30,17 @@ bool within(size_t n, int lo, int hi) {
 void check_arity(const op &o, const op_kind_info &k) {
     const size_t n_in = o.get_inputs().size(), n_out = o.get_outputs().size();
     if (!within(n_in, k.inputs_min, k.inputs_max) || !within(n_out, k.outputs_min, k.outputs_max))
-        fail(status::invalid_arguments, "op ", o.get_id(), " (", k.name, "): expects ",
-             count_text(k.inputs_min, k.inputs_max), " inputs and ", count_text(k.outputs_min, k.outputs_max),
-             " outputs, got ", n_in, " and ", n_out);
+        fail(status::invalid_arguments, op_ref(o), ": expects ", count_text(k.inputs_min, k.inputs_max), " inputs and ",
+             count_text(k.outputs_min, k.outputs_max), " outputs, got ", n_in, " and ", n_out);
 }
 
 // Every attribute must be one fusebox knows, holding a value of its type.
-void check_attribute_types(const op &o, const op_kind_info &k) {
+void check_attribute_types(const op &o) {
     for (const auto &[a, value] : o.get_attrs()) {
         const attr_info *info = find_attr(a);
-        if (!info)
-            fail(status::invalid_arguments, "op ", o.get_id(), " (", k.name, "): unknown attribute ",
-                 static_cast<int>(a));
+        if (!info) fail(status::invalid_arguments, op_ref(o), ": unknown attribute ", static_cast<int>(a));
         if (type_of(value) != info->type)
-            fail(status::invalid_arguments, "op ", o.get_id(), " (", k.name, "): attribute ", info->name, " must be ",
+            fail(status::invalid_arguments, op_ref(o), ": attribute ", info->name, " must be ",
                  attr_type_name(info->type), ", got ", attr_type_name(type_of(value)));
     }
 }
@@ -55,7 +51,6 @@ bool numel_is_one(const dims &d) {
 
 // Add and Equal: the attributes of their ONNX and oneDNN Graph versions.
 void check_binary_attributes(const op &o) {
-    const size_t id = o.get_id();
     const char *kind = op_kind_name(o.get_kind());
     const auto &attrs = o.get_attrs();
     for (const auto &[a, value] : attrs) {
@@ -63,65 +58,59 @@ void check_binary_attributes(const op &o) {
         case op::attr::auto_broadcast: {
             const auto &s = attr_as<std::string>(o, a, "a string");
             if (s != "numpy" && s != "none")
-                fail(status::invalid_arguments, "op ", id, " (", kind,
-                     "): auto_broadcast must be \"numpy\" or \"none\", got \"", s, "\"");
+                fail(status::invalid_arguments, op_ref(o), ": auto_broadcast must be \"numpy\" or \"none\", got \"", s,
+                     "\"");
             break;
         }
         case op::attr::broadcast: {
             int64_t b = attr_as<int64_t>(o, a, "an integer");
-            if (b != 0 && b != 1)
-                fail(status::invalid_arguments, "op ", id, " (", kind, "): broadcast must be 0 or 1, got ", b);
+            if (b != 0 && b != 1) fail(status::invalid_arguments, op_ref(o), ": broadcast must be 0 or 1, got ", b);
             break;
         }
         case op::attr::axis: attr_as<int64_t>(o, a, "an integer"); break;
         case op::attr::consumed_inputs:
             if (o.get_kind() != op::kind::Add)
-                fail(status::invalid_arguments, "op ", id, " (", kind,
-                     "): consumed_inputs is an attribute of Add-1 only");
+                fail(status::invalid_arguments, op_ref(o), ": consumed_inputs is an attribute of Add-1 only");
             attr_as<std::vector<int64_t>>(o, a, "a list of integers");
             break;
         default:
-            fail(status::invalid_arguments, "op ", id, " (", kind, "): unknown attribute ",
+            fail(status::invalid_arguments, op_ref(o), ": unknown attribute ",
                  find_attr(a) ? attr_name(a) : std::to_string(static_cast<int>(a)).c_str(), " for ", kind);
         }
     }
     if (attrs.count(op::attr::auto_broadcast) && attrs.count(op::attr::broadcast))
-        fail(status::invalid_arguments, "op ", id, " (", kind,
-             "): auto_broadcast and the legacy broadcast attribute cannot both be set");
+        fail(status::invalid_arguments, op_ref(o),
+             ": auto_broadcast and the legacy broadcast attribute cannot both be set");
     if (attrs.count(op::attr::axis) && read_broadcast_rule(o).k != broadcast_rule::kind::legacy_unidirectional)
-        fail(status::invalid_arguments, "op ", id, " (", kind, "): axis requires broadcast=1");
+        fail(status::invalid_arguments, op_ref(o), ": axis requires broadcast=1");
 }
 
 } // namespace
 
 void validate_op(const op &o) {
-    const size_t id = o.get_id();
     const op_kind_info *info = find_kind(o.get_kind());
-    if (!info) fail(status::unimplemented, "op ", id, ": unknown op kind ", static_cast<int>(o.get_kind()));
+    if (!info) fail(status::unimplemented, op_ref(o), ": unknown op kind ", static_cast<int>(o.get_kind()));
     check_arity(o, *info);
     if (o.get_kind() == op::kind::End) {
-        if (!o.get_attrs().empty()) fail(status::invalid_arguments, "op ", id, " (End): takes no attributes");
+        if (!o.get_attrs().empty()) fail(status::invalid_arguments, op_ref(o), ": takes no attributes");
         return;
     }
-    if (!info->runs) return check_attribute_types(o, *info);
+    if (!info->runs) return check_attribute_types(o);
     check_binary_attributes(o);
     validate_binary_types(o);
 }
 
 void validate_binary_types(const op &o) {
-    const size_t id = o.get_id();
-    const char *kind = op_kind_name(o.get_kind());
     const data_type a = o.get_inputs()[0].get_data_type(), b = o.get_inputs()[1].get_data_type();
     const data_type out = o.get_outputs()[0].get_data_type();
     if (a == data_type::undef || b == data_type::undef) return; // inferred later
     const data_type expected = binary_output_type(o.get_kind(), a, b);
     if (expected == data_type::undef)
-        fail(status::invalid_data_type, "op ", id, " (", kind, "): input types (", data_type_name(a), ", ",
-             data_type_name(b), ") are not supported");
+        fail(status::invalid_data_type, op_ref(o), ": input types (", data_type_name(a), ", ", data_type_name(b),
+             ") are not supported");
     if (out != data_type::undef && out != expected)
-        fail(status::invalid_data_type, "op ", id, " (", kind, "): output type ", data_type_name(out),
-             " does not match ", data_type_name(expected), " for inputs (", data_type_name(a), ", ", data_type_name(b),
-             ")");
+        fail(status::invalid_data_type, op_ref(o), ": output type ", data_type_name(out), " does not match ",
+             data_type_name(expected), " for inputs (", data_type_name(a), ", ", data_type_name(b), ")");
 }
 
 broadcast_rule read_broadcast_rule(const op &o) {
@@ -149,17 +138,17 @@ data_type binary_output_type(op::kind k, data_type a, data_type b) {
 }
 
 dims infer_binary_shape(const op &o, const broadcast_rule &r, const dims &a, const dims &b) {
-    auto incompatible = [&](const char *why) {
-        fail(status::invalid_shape, "op ", o.get_id(), " (", op_kind_name(o.get_kind()), "): input shapes ",
-             shape_str(a), " and ", shape_str(b), " ", why);
+    auto incompatible = [&](const auto &...why) {
+        fail(status::invalid_shape, op_ref(o), ": input shapes ", shape_str(a), " and ", shape_str(b), " ", why...);
     };
     auto same_dim = [](int64_t x, int64_t y) { return x == y || x < 0 || y < 0; };
     switch (r.k) {
     case broadcast_rule::kind::none:
     case broadcast_rule::kind::legacy_equal: {
-        if (a.size() != b.size() || !std::equal(a.begin(), a.end(), b.begin(), same_dim))
-            incompatible(r.k == broadcast_rule::kind::none ? "differ and auto_broadcast is \"none\""
-                                                           : "differ and broadcast is 0");
+        const char *rule = r.k == broadcast_rule::kind::none ? "auto_broadcast is \"none\"" : "broadcast is 0";
+        if (a.size() != b.size()) incompatible("differ in rank (", a.size(), " and ", b.size(), ") and ", rule);
+        for (size_t i = 0; i < a.size(); ++i)
+            if (!same_dim(a[i], b[i])) incompatible("differ at dim ", i, " (", a[i], " and ", b[i], ") and ", rule);
         dims out = a;
         for (size_t i = 0; i < a.size(); ++i) out[i] = a[i] < 0 ? b[i] : a[i];
         return out;
@@ -169,13 +158,15 @@ dims infer_binary_shape(const op &o, const broadcast_rule &r, const dims &a, con
         int64_t rank_a = static_cast<int64_t>(a.size()), rank_b = static_cast<int64_t>(b.size());
         int64_t axis = r.axis.value_or(rank_a - rank_b);
         if (axis < 0 && r.axis) axis += rank_a;
-        if (rank_b > rank_a || axis < 0 || axis > rank_a - rank_b) // (axis + rank_b could overflow)
-            incompatible(r.axis
-                             ? "do not satisfy the legacy broadcast rule at the given axis"
-                             : "do not satisfy the legacy broadcast rule (B is neither one element nor a suffix of A)");
+        if (rank_b > rank_a)
+            incompatible("do not satisfy the legacy broadcast rule: B has rank ", rank_b, ", more than A's ", rank_a);
+        if (axis < 0 || axis > rank_a - rank_b) // (axis + rank_b could overflow)
+            incompatible("do not satisfy the legacy broadcast rule: axis ", *r.axis, " leaves no room for B's ", rank_b,
+                         " dims in A's ", rank_a);
         for (int64_t i = 0; i < rank_b; ++i)
             if (!same_dim(a[axis + i], b[i]))
-                incompatible("do not satisfy the legacy broadcast rule (B must match a contiguous run of A's dims)");
+                incompatible("do not satisfy the legacy broadcast rule: B's dim ", i, " (", b[i],
+                             ") must equal A's dim ", axis + i, " (", a[axis + i], ")");
         return a;
     }
     case broadcast_rule::kind::numpy: {
@@ -193,7 +184,8 @@ dims infer_binary_shape(const op &o, const broadcast_rule &r, const dims &a, con
             else if (y < 0 || x == y)
                 out[i] = x;
             else
-                incompatible("are not broadcast-compatible");
+                incompatible("are not broadcast-compatible: at output dim ", i, " input 0 has ", x, " and input 1 has ",
+                             y, " (each must be equal or 1)");
         }
         return out;
     }

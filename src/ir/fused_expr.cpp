@@ -13,17 +13,23 @@ namespace fusebox::detail {
 int64_t fused_expr::numel() const { return checked_numel(shape).value_or(INT64_MAX); }
 
 std::string fused_expr::to_string() const {
+    auto join = [](const dims &d, char sep) {
+        std::string s;
+        for (size_t i = 0; i < d.size(); ++i) s += (i ? std::string(1, sep) : "") + std::to_string(d[i]);
+        return s;
+    };
     std::ostringstream os;
-    auto arg = [&](int a) { return a >= 0 ? "x" + std::to_string(a) : "n" + std::to_string(~a); };
+    os << "shape=" << join(shape, 'x') << " out=" << join(out_strides, 's');
+    auto arg = [&](int a) {
+        if (a < 0) return "n" + std::to_string(~a);
+        const operand &o = operands[a];
+        return "in" + std::to_string(o.port) + ":" + join(o.strides, 's');
+    };
     for (size_t i = 0; i < nodes.size(); ++i) {
         const auto &n = nodes[i];
-        os << (i ? " " : "") << "n" << i << "=" << op_kind_name(n.kind) << "(" << data_type_name(n.in_dt[0]) << " "
-           << arg(n.arg[0]) << "," << data_type_name(n.in_dt[1]) << " " << arg(n.arg[1]) << ")->"
-           << data_type_name(n.out_dt);
+        os << " n" << i << "=" << op_kind_name(n.kind) << "(" << data_type_name(n.in_dt[0]) << " " << arg(n.arg[0])
+           << " " << data_type_name(n.in_dt[1]) << " " << arg(n.arg[1]) << ")->" << data_type_name(n.out_dt);
     }
-    os << " shape=" << shape_str(shape);
-    for (size_t k = 0; k < operands.size(); ++k) os << " x" << k << ":" << shape_str(operands[k].strides);
-    os << " out:" << shape_str(out_strides);
     return os.str();
 }
 

@@ -37,8 +37,9 @@ struct fused_expr {
     dims out_strides;
 
     int64_t numel() const;
-    /// Human-readable form for verbose output and tests, e.g.
-    /// "Add(f32 x0, f32 x1)->f32 shape=[64,4096] x0:[4096,1] x1:[0,1]".
+    /// Comma-free form for the verbose log and tests: the iteration space,
+    /// the output strides, then each node with its operands as input ports
+    /// and strides, e.g. "shape=64x4096 out=4096s1 n0=Add(f32 in0:4096s1 f32 in1:0s1)->f32".
     std::string to_string() const;
 };
 

@@ -12,14 +12,25 @@ struct exec_context {
     const allocator_impl &alloc; // the stream's engine allocator: every allocation of the execute
 };
 
+/// What a kernel decided at compile time, for get_impl_info and the verbose log.
+struct kernel_facts {
+    std::string impl;       // e.g. "onednn:jit:uni" or "native:expr:AVX3"
+    int threads = 1;        // threads the caller's arena offered at compile
+    int chunks = 1;         // pieces the work is split into; 1 runs inline on the caller
+    bool streaming = false; // the output is written with non-temporal stores
+};
+
 class kernel {
 public:
+    explicit kernel(kernel_facts facts) : facts_(std::move(facts)) {}
     virtual ~kernel() = default;
-    /// Implementation name for verbose output, e.g. "onednn:jit:uni" or "native:expr:scalar".
-    virtual std::string info() const = 0;
+    const kernel_facts &facts() const { return facts_; }
     /// Computes the whole output. `inputs` holds one pointer per partition
     /// input port. Splits the work on the caller's TBB arena; thread-safe.
     virtual void execute(const void *const *inputs, void *output, const exec_context &ctx) const = 0;
+
+protected:
+    kernel_facts facts_;
 };
 
 } // namespace fusebox::detail

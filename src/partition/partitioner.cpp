@@ -15,6 +15,8 @@
 #include <numeric>
 
 #include "common/errors.hpp"
+#include "common/verbose.hpp"
+#include "interface/dump.hpp"
 #include "interface/handles.hpp"
 #include "interface/op_schema.hpp"
 #include "interface/signature.hpp"
@@ -105,6 +107,18 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
     return result;
 }
 
+// The verbose line of a partition as get_partitions returns it.
+void log_partition(const partition_impl &p) {
+    verbose_line line("partition");
+    line.field("cpu").field(static_cast<int64_t>(p.id)).field(verbose_ops(p.ops));
+    line.field(verbose_tensors("in", p.inputs)).field(verbose_tensors("out", p.outputs)).field(fpmath_name(p.math));
+    if (p.supported)
+        line.field("fusebox").field(p.ops.size() == 1 ? "one op" : "fused " + std::to_string(p.ops.size()) + " ops");
+    else
+        line.field("unsupported").field(std::string("fusebox does not run ") + op_kind_name(p.ops.front().get_kind()));
+    line.print();
+}
+
 } // namespace detail
 
 using detail::access;
@@ -119,6 +133,7 @@ std::vector<partition> graph::get_partitions(partition::policy p) {
         std::vector<partition> result;
         for (auto &region : detail::find_partitions(*impl_, p)) {
             region.id = result.size();
+            if (detail::verbose_enabled()) log_partition(region);
             partition part;
             access::impl(part) = std::make_shared<const detail::partition_impl>(std::move(region));
             result.push_back(std::move(part));

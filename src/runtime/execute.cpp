@@ -1,10 +1,9 @@
 // compiled_partition: argument checks, aliasing, and the call into the kernel.
 #include <chrono>
 #include <cstring>
-#include <new>
-#include <sstream>
 
 #include "common/errors.hpp"
+#include "common/small_buffer.hpp"
 #include "common/verbose.hpp"
 #include "compile/compiled_impl.hpp"
 #include "interface/dtype.hpp"
@@ -18,7 +17,14 @@ using detail::dims_of;
 using detail::fail;
 using detail::strides_of;
 
-const detail::tensor_impl &find_tensor(const std::vector<tensor> &ts, const logical_tensor &port, const char *what) {
+// The tensor bound to `port`: tensors are matched by id; the one at the
+// port's own position is tried first.
+const detail::tensor_impl &find_tensor(const std::vector<tensor> &ts, size_t position, const logical_tensor &port,
+                                       const char *what) {
+    if (position < ts.size()) {
+        const auto &impl = access::impl(ts[position]);
+        if (impl && impl->lt.get_id() == port.get_id()) return *impl;
+    }
     for (const auto &t : ts) {
         const auto &impl = access::impl(t);
         if (!impl) fail(status::invalid_arguments, "execute: an empty (default-constructed) tensor was given");
@@ -66,7 +72,9 @@ std::vector<std::pair<size_t, size_t>> compiled_partition::query_inplace_ports()
     return impl_ ? impl_->core->inplace : std::vector<std::pair<size_t, size_t>>{};
 }
 
-std::string compiled_partition::get_impl_info() const { return impl_ ? impl_->core->k->info() : std::string("none"); }
+std::string compiled_partition::get_impl_info() const {
+    return impl_ ? impl_->core->k->facts().impl : std::string("none");
+}
 
 void compiled_partition::execute(stream &s, const std::vector<tensor> &inputs,
                                  const std::vector<tensor> &outputs) const {
@@ -76,41 +84,49 @@ void compiled_partition::execute(stream &s, const std::vector<tensor> &inputs,
 void compiled_partition::execute_checked(stream &s, const std::vector<tensor> &inputs,
                                          const std::vector<tensor> &outputs) const {
     if (!impl_) fail(status::invalid_arguments, "execute: compiled partition is empty");
-    const detail::allocator_impl &alloc = detail::allocator_of(s.get_engine());
     const detail::compiled_core &c = *impl_->core;
-    const size_t partition_id = impl_->partition_id;
-    const auto start = std::chrono::steady_clock::now();
-    if (inputs.size() != c.inputs.size() || outputs.size() != 1)
-        fail(status::invalid_arguments, "execute: partition ", partition_id, " takes ", c.inputs.size(),
+    const bool verbose = detail::verbose_enabled();
+    const auto start = verbose ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    const size_t n = c.inputs.size();
+    if (inputs.size() != n || outputs.size() != 1)
+        fail(status::invalid_arguments, "execute: partition ", impl_->partition_id, " takes ", n,
              " inputs and 1 output, got ", inputs.size(), " and ", outputs.size());
-    void *out = checked_handle(find_tensor(outputs, c.output, "output"), c.output, "output");
+    const detail::exec_context ctx{detail::allocator_of(s.get_engine())};
+    void *out = checked_handle(find_tensor(outputs, 0, c.output, "output"), c.output, "output");
     const size_t out_size = c.output.get_mem_size();
 
     // An input that overlaps the output other than as a reported in-place
     // pair is read from a copy, so the result is still exact.
-    std::vector<const void *> in(c.inputs.size());
-    std::vector<detail::scratch_buffer> staged;
-    for (size_t p = 0; p < c.inputs.size(); ++p) {
+    detail::small_buffer<const void *, 16> in(n);
+    detail::small_buffer<bool, 16> copy(n);
+    bool any_copy = false;
+    for (size_t p = 0; p < n; ++p) {
         const logical_tensor &port = c.inputs[p];
-        in[p] = checked_handle(find_tensor(inputs, port, "input"), port, "input");
-        const size_t size = port.get_mem_size();
-        if (!overlaps(in[p], size, out, out_size)) continue;
-        bool inplace = false;
-        for (const auto &[i, o] : c.inplace) inplace = inplace || (i == port.get_id() && in[p] == out);
-        if (inplace) continue;
-        staged.emplace_back(alloc, size, "a copy of an input that overlaps the output");
-        std::memcpy(staged.back().data(), in[p], size);
-        in[p] = staged.back().data();
+        in[p] = checked_handle(find_tensor(inputs, p, port, "input"), port, "input");
+        copy[p] = overlaps(in[p], port.get_mem_size(), out, out_size);
+        for (const auto &[i, o] : c.inplace) copy[p] = copy[p] && !(i == port.get_id() && in[p] == out);
+        any_copy = any_copy || copy[p];
     }
-    c.k->execute(in.data(), out, detail::exec_context{alloc});
+    if (!any_copy) {
+        c.k->execute(in.data(), out, ctx);
+    } else {
+        std::vector<detail::scratch_buffer> staged;
+        for (size_t p = 0; p < n; ++p) {
+            if (!copy[p]) continue;
+            const size_t size = c.inputs[p].get_mem_size();
+            staged.emplace_back(ctx.alloc, size, "a copy of an input that overlaps the output");
+            std::memcpy(staged.back().data(), in[p], size);
+            in[p] = staged.back().data();
+        }
+        c.k->execute(in.data(), out, ctx);
+    }
 
-    if (detail::verbose_enabled()) {
-        std::ostringstream os;
-        os << "execute,partition=" << partition_id << ",ops=" << c.ops << ",impl=" << c.k->info()
-           << ",out=" << data_type_name(c.output.get_data_type()) << detail::shape_str(dims_of(c.output))
-           << (staged.empty() ? "" : ",staged_aliased_inputs=" + std::to_string(staged.size()))
-           << ",time_ms=" << detail::ms_since(start);
-        detail::verbose_print(os.str());
+    if (verbose) {
+        const double ms = detail::ms_since(start);
+        detail::log_line("execute", impl_->partition_id, c)
+            .field(ms, 6)
+            .field(ms > 0 ? static_cast<double>(c.traffic) / (ms * 1e6) : 0.0, 2)
+            .print();
     }
 }
 

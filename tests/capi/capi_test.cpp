@@ -369,6 +369,8 @@ TEST(capi, globals) {
                    "unknown mode bits");
     OK(fusebox_set_dump_mode(fusebox_dump_mode_none));
     EXPECT_STREQ(fusebox_get_last_error_message(), "");
+    expect_failure(fusebox_set_verbose(3), fusebox_invalid_arguments, "level must be 0, 1 or 2, got 3");
+    OK(fusebox_set_verbose(0));
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 #include "common/checked.hpp"
 #include "common/errors.hpp"
 #include "common/parallel.hpp"
+#include "common/small_buffer.hpp"
 #include "kernels/native/binary_ops.hpp"
 
 namespace fusebox::detail {
@@ -48,21 +49,29 @@ struct operand_plan {
 
 class native_expr_kernel final : public kernel {
 public:
-    explicit native_expr_kernel(const fused_expr &e) : shape_(e.shape), out_strides_(e.out_strides), total_(e.numel()) {
+    explicit native_expr_kernel(const fused_expr &e)
+        : kernel({std::string("native:expr:") + element_ops_for_cpu().isa}), shape_(e.shape),
+          out_strides_(e.out_strides), total_(e.numel()) {
         out_size_ = data_type_size(e.output.get_data_type());
         size_t slot_bytes = 8 * e.nodes.size(); // scratch per element of a block
         for (const auto &o : e.operands) slot_bytes += data_type_size(e.inputs[o.port].get_data_type());
         block_ = kMaxBlock;
         while (block_ > kMinBlock && block_ * slot_bytes > kStackScratch) block_ /= 2;
         auto slot = [&](size_t bytes) { return std::exchange(scratch_bytes_, scratch_bytes_ + block_ * bytes); };
+        int64_t bytes_per_element = static_cast<int64_t>(out_size_);
         for (const auto &o : e.operands) {
             size_t es = data_type_size(e.inputs[o.port].get_data_type());
             operands_.push_back({o.port, es, o.strides, slot(es)});
-            bytes_per_element_ += es;
+            bytes_per_element += static_cast<int64_t>(es);
         }
-        bytes_per_element_ += out_size_;
-        total_bytes_ = saturating_mul(total_, bytes_per_element_);
-        stream_ = total_bytes_ >= stream_threshold_bytes();
+        const int64_t total_bytes = saturating_mul(total_, bytes_per_element);
+        stream_ = total_bytes >= stream_threshold_bytes();
+        // The split is fixed here: a small partition runs inline on the
+        // caller, with nothing to decide per execute.
+        facts_.threads = max_threads();
+        facts_.chunks =
+            static_cast<int>(std::clamp<int64_t>(plan_chunks(total_bytes), 1, std::max<int64_t>(total_, 1)));
+        facts_.streaming = stream_;
         const element_ops &ops = element_ops_for_cpu();
         for (const auto &n : e.nodes) {
             const int ta = dtype_index(n.in_dt[0]), tb = dtype_index(n.in_dt[1]);
@@ -76,11 +85,10 @@ public:
         }
     }
 
-    std::string info() const override { return std::string("native:expr:") + element_ops_for_cpu().isa; }
-
     void execute(const void *const *inputs, void *output, const exec_context &ctx) const override {
         if (total_ == 0) return;
-        const int chunks = static_cast<int>(std::min<int64_t>(plan_chunks(total_bytes_), total_));
+        const int chunks = facts_.chunks;
+        if (chunks == 1) return run_chunk(inputs, output, 0, total_, ctx);
         // Chunks start on cache-line boundaries of the output: a thread whose
         // streaming stores begin mid-line runs at a third of the speed.
         const int64_t line = std::max<int64_t>(1, 64 / static_cast<int64_t>(out_size_));
@@ -92,28 +100,31 @@ public:
         };
         parallel_chunks(chunks, [&](int c) {
             const int64_t begin = boundary(c), end = boundary(c + 1);
-            if (begin >= end) return;
-            if (scratch_bytes_ <= kStackScratch) {
-                alignas(64) unsigned char scratch[kStackScratch];
-                run(inputs, output, begin, end, scratch);
-            } else {
-                scratch_buffer scratch(ctx.alloc, scratch_bytes_, "the scratch of a large fused partition");
-                run(inputs, output, begin, end, scratch.data());
-            }
+            if (begin < end) run_chunk(inputs, output, begin, end, ctx);
         });
     }
 
 private:
+    void run_chunk(const void *const *inputs, void *output, int64_t begin, int64_t end, const exec_context &ctx) const {
+        if (scratch_bytes_ <= kStackScratch) {
+            alignas(64) unsigned char scratch[kStackScratch];
+            run(inputs, output, begin, end, scratch);
+        } else {
+            scratch_buffer scratch(ctx.alloc, scratch_bytes_, "the scratch of a large fused partition");
+            run(inputs, output, begin, end, scratch.data());
+        }
+    }
+
     void run(const void *const *inputs, void *output, int64_t begin, int64_t end, unsigned char *scratch) const {
-        const size_t rank = shape_.size();
-        std::vector<int64_t> idx(rank);
+        const size_t rank = shape_.size(), n_ops = operands_.size();
+        small_buffer<int64_t, 8> idx(rank);
         for (size_t d = rank, rest = begin; d-- > 0;) idx[d] = rest % shape_[d], rest /= shape_[d];
-        std::vector<const unsigned char *> ptr(operands_.size());
-        std::vector<const void *> view(operands_.size() + nodes_.size());
-        std::vector<int64_t> stride(view.size());
+        small_buffer<const unsigned char *, 8> ptr(n_ops);
+        small_buffer<const void *, 16> view(n_ops + nodes_.size());
+        small_buffer<int64_t, 16> stride(n_ops + nodes_.size());
         for (int64_t pos = begin; pos < end;) {
             const int64_t row = std::min(shape_[rank - 1] - idx[rank - 1], end - pos);
-            for (size_t k = 0; k < operands_.size(); ++k) {
+            for (size_t k = 0; k < n_ops; ++k) {
                 int64_t off = 0;
                 for (size_t d = 0; d < rank; ++d) off += idx[d] * operands_[k].strides[d];
                 ptr[k] = static_cast<const unsigned char *>(inputs[operands_[k].port]) + off * operands_[k].elem_size;
@@ -122,8 +133,8 @@ private:
             for (size_t d = 0; d < rank; ++d) out_off += idx[d] * out_strides_[d];
             auto *out = static_cast<unsigned char *>(output) + out_off * out_size_;
             for (int64_t b = 0; b < row; b += block_)
-                eval_block(scratch, ptr, view.data(), stride.data(), b, out + b * out_strides_[rank - 1] * out_size_,
-                           std::min(block_, row - b));
+                eval_block(scratch, ptr.data(), view.data(), stride.data(), b,
+                           out + b * out_strides_[rank - 1] * out_size_, std::min(block_, row - b));
             pos += row;
             idx[rank - 1] += row;
             for (size_t d = rank - 1; d > 0 && idx[d] == shape_[d]; --d) idx[d] = 0, ++idx[d - 1];
@@ -132,8 +143,8 @@ private:
     }
 
     // view/stride: operands at index k, node results at index operands + n.
-    void eval_block(unsigned char *scratch, const std::vector<const unsigned char *> &row_ptr, const void **view,
-                    int64_t *stride, int64_t first, unsigned char *out, int64_t len) const {
+    void eval_block(unsigned char *scratch, const unsigned char *const *row_ptr, const void **view, int64_t *stride,
+                    int64_t first, unsigned char *out, int64_t len) const {
         const int64_t inner = static_cast<int64_t>(shape_.size()) - 1;
         const size_t n_ops = operands_.size();
         for (size_t k = 0; k < n_ops; ++k) {
@@ -170,11 +181,9 @@ private:
     std::vector<operand_plan> operands_;
     std::vector<node_plan> nodes_;
     size_t out_size_ = 0, scratch_bytes_ = 0;
-    int64_t block_ = kMaxBlock;     // elements per block
-    bool stream_ = false;           // non-temporal stores for the output
-    int64_t total_;                 // elements of the output
-    int64_t bytes_per_element_ = 0; // summed over operands and output
-    int64_t total_bytes_ = 0;       // streamed per execute (saturated)
+    int64_t block_ = kMaxBlock; // elements per block
+    bool stream_ = false;       // non-temporal stores for the output
+    int64_t total_;             // elements of the output
 };
 
 } // namespace

@@ -4,20 +4,25 @@
 #include "kernels/onednn/binary_kernel.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <new>
 #include <oneapi/dnnl/dnnl.hpp>
-#include <unordered_map>
+#include <stdexcept>
 
 #include "common/checked.hpp"
 #include "common/parallel.hpp"
+#include "common/small_buffer.hpp"
 
 namespace fusebox::detail {
 namespace {
 
 using dnnl::memory;
 
+// Never destroyed: memory objects cached by threads may outlive static
+// destruction, and they refer to the engine.
 dnnl::engine &cpu_engine() {
-    static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-    return e;
+    static auto *e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+    return *e;
 }
 
 dnnl::stream &thread_stream() {
@@ -60,39 +65,92 @@ memory::desc operand_md(const dims &shape, const dims &strides, int64_t rows, me
     return memory::desc(d, dt, s);
 }
 
+#if DNNL_VERSION_MAJOR >= 3
+const_dnnl_memory_desc_t c_desc(const memory::desc &md) { return md.get(); }
+#else
+const dnnl_memory_desc_t *c_desc(const memory::desc &md) { return &md.data; }
+#endif
+
+std::atomic<uint64_t> next_serial{1};
+
+// One primitive and the descriptors of its arguments (src_0, src_1, post-op
+// operands..., dst).
 struct chunk_primitive {
     dnnl::primitive prim;
-    std::vector<memory::desc> md; // src_0, src_1, post-op operands..., dst
+    std::vector<memory::desc> md;
+    std::vector<int> arg; // the DNNL_ARG_* of each descriptor
+    uint64_t serial = next_serial++;
+};
+
+// Memory objects for a chunk primitive's arguments, made once per thread and
+// re-pointed at every execute: making them costs more than a small
+// primitive's work. A few slots per thread, evicted by collision.
+class memory_cache {
+public:
+    ~memory_cache() {
+        for (auto &s : slots_) release(s);
+    }
+
+    // Memory objects for `p`, valid until the next call on this thread.
+    dnnl_memory_t *get(const chunk_primitive &p) {
+        slot &s = slots_[p.serial % kSlots];
+        if (s.serial == p.serial) return s.mem.data();
+        release(s);
+        for (const memory::desc &md : p.md) {
+            dnnl_memory_t m = nullptr;
+            if (dnnl_memory_create(&m, c_desc(md), cpu_engine().get(), DNNL_MEMORY_NONE) != dnnl_success)
+                throw std::bad_alloc();
+            s.mem.push_back(m);
+        }
+        s.serial = p.serial;
+        return s.mem.data();
+    }
+
+private:
+    static constexpr size_t kSlots = 16;
+    struct slot {
+        uint64_t serial = 0;
+        std::vector<dnnl_memory_t> mem;
+    };
+    static void release(slot &s) {
+        for (dnnl_memory_t m : s.mem) dnnl_memory_destroy(m);
+        s.mem.clear();
+        s.serial = 0;
+    }
+    slot slots_[kSlots];
 };
 
 class onednn_binary_kernel final : public kernel {
 public:
-    std::string info() const override { return "onednn:" + impl_; }
+    onednn_binary_kernel() : kernel({}) {}
+    kernel_facts &facts_mut() { return facts_; } // filled in by make_onednn_kernel
 
     void execute(const void *const *inputs, void *output, const exec_context &) const override {
-        parallel_chunks(static_cast<int>(n_chunks_), [&](int c) {
-            single_omp_thread_scope one_thread;
-            const chunk_primitive &p = chunks_[c + 1 == n_chunks_ && chunks_.size() > 1 ? 1 : 0];
-            const int64_t row = c * rows_per_chunk_;
-            std::unordered_map<int, memory> args;
-            const size_t n_src = port_.size();
-            for (size_t i = 0; i < n_src; ++i) {
-                auto *ptr = static_cast<const unsigned char *>(inputs[port_[i]]) + row * row_bytes_[i];
-                int arg = i == 0   ? DNNL_ARG_SRC_0
-                          : i == 1 ? DNNL_ARG_SRC_1
-                                   : DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i) - 2) | DNNL_ARG_SRC_1;
-                args.emplace(arg, memory(p.md[i], cpu_engine(), const_cast<unsigned char *>(ptr)));
-            }
-            args.emplace(DNNL_ARG_DST, memory(p.md[n_src], cpu_engine(),
-                                              static_cast<unsigned char *>(output) + row * row_bytes_[n_src]));
-            p.prim.execute(thread_stream(), args);
-            thread_stream().wait();
-        });
+        parallel_chunks(facts_.chunks, [&](int c) { run_chunk(inputs, output, c); });
     }
 
-    std::string impl_;
+    void run_chunk(const void *const *inputs, void *output, int c) const {
+        single_omp_thread_scope one_thread;
+        thread_local memory_cache cache;
+        const chunk_primitive &p = chunks_[c + 1 == facts_.chunks && chunks_.size() > 1 ? 1 : 0];
+        const int64_t row = c * rows_per_chunk_;
+        const size_t n_src = port_.size();
+        dnnl_memory_t *mem = cache.get(p);
+        small_buffer<dnnl_exec_arg_t, 8> args(n_src + 1);
+        for (size_t i = 0; i <= n_src; ++i) {
+            auto *base = i < n_src ? static_cast<unsigned char *>(const_cast<void *>(inputs[port_[i]]))
+                                   : static_cast<unsigned char *>(output);
+            dnnl_memory_set_data_handle(mem[i], base + row * row_bytes_[i]);
+            args[i] = {p.arg[i], mem[i]};
+        }
+        if (dnnl_primitive_execute(p.prim.get(), thread_stream().get(), static_cast<int>(n_src + 1), args.data()) !=
+                dnnl_success ||
+            dnnl_stream_wait(thread_stream().get()) != dnnl_success)
+            throw std::runtime_error("a oneDNN binary primitive failed to execute");
+    }
+
     std::vector<chunk_primitive> chunks_; // [regular] or [regular, tail]
-    int64_t n_chunks_ = 1, rows_per_chunk_ = 0;
+    int64_t rows_per_chunk_ = 0;
     std::vector<size_t> port_;       // input port of src_0, src_1, post-op operands
     std::vector<int64_t> row_bytes_; // bytes between rows of the outermost dim, per source and dst
 };
@@ -116,9 +174,23 @@ std::vector<int> chain_operands(const fused_expr &e) {
     return order;
 }
 
+// `e` with a trailing dim of extent 1 when it has one dim: oneDNN has JIT
+// comparisons (u8 outputs) for 2-D and higher shapes only, and runs a dense
+// [n, 1] like a dense [n].
+fused_expr at_least_2d(const fused_expr &e) {
+    fused_expr r = e;
+    if (r.shape.size() == 1) {
+        r.shape.push_back(1);
+        r.out_strides.push_back(1);
+        for (auto &o : r.operands) o.strides.push_back(1);
+    }
+    return r;
+}
+
 } // namespace
 
-std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, const onednn_options &opt, std::string &why) {
+std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &flat, const onednn_options &opt, std::string &why) {
+    const fused_expr e = at_least_2d(flat);
     memory::data_type src_dt = memory::data_type::undef, dst_dt = memory::data_type::undef;
     for (const expr_node &node : e.nodes) {
         if (!fits_onednn(node, opt, src_dt, dst_dt))
@@ -148,10 +220,13 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, const onednn_opt
 
     const int64_t rows = e.shape[0];
     const int64_t bytes = saturating_mul(e.numel(), static_cast<int64_t>(order.size() * sz_in + sz_out));
-    k->n_chunks_ = std::min<int64_t>(plan_chunks(bytes), rows);
-    k->rows_per_chunk_ = (rows + k->n_chunks_ - 1) / k->n_chunks_;
-    k->n_chunks_ = (rows + k->rows_per_chunk_ - 1) / k->rows_per_chunk_;
-    const int64_t tail = rows - (k->n_chunks_ - 1) * k->rows_per_chunk_;
+    int64_t n_chunks = std::min<int64_t>(plan_chunks(bytes), rows);
+    k->rows_per_chunk_ = (rows + n_chunks - 1) / n_chunks;
+    n_chunks = (rows + k->rows_per_chunk_ - 1) / k->rows_per_chunk_;
+    const int64_t tail = rows - (n_chunks - 1) * k->rows_per_chunk_;
+    k->facts_mut().threads = max_threads();
+    k->facts_mut().chunks = static_cast<int>(n_chunks);
+    k->facts_mut().streaming = false; // oneDNN's binary JIT stores through the cache
     const auto alg = e.nodes[0].kind == op::kind::Add ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_eq;
     // Every oneDNN call that can throw is inside: a dnnl::error never leaves compile.
     try {
@@ -162,6 +237,10 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, const onednn_opt
             c.md.push_back(operand_md(e.shape, e.out_strides, chunk_rows, dst_dt));
             dnnl::post_ops post;
             for (size_t i = 2; i < order.size(); ++i) post.append_binary(dnnl::algorithm::binary_add, c.md[i]);
+            c.arg = {DNNL_ARG_SRC_0, DNNL_ARG_SRC_1};
+            for (size_t i = 2; i < order.size(); ++i)
+                c.arg.push_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i) - 2) | DNNL_ARG_SRC_1);
+            c.arg.push_back(DNNL_ARG_DST);
             dnnl::primitive_attr attr;
             attr.set_post_ops(post);
 #if DNNL_VERSION_MAJOR >= 3
@@ -171,7 +250,8 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, const onednn_opt
 #endif
             const std::string impl = pd.impl_info_str();
             if (impl.rfind("ref", 0) == 0) return why = "oneDNN offers only " + impl + " for this case", nullptr;
-            k->impl_ = impl + (order.size() > 2 ? "+" + std::to_string(order.size() - 2) + "post-ops" : "");
+            k->facts_mut().impl =
+                "onednn:" + impl + (order.size() > 2 ? "+" + std::to_string(order.size() - 2) + "post-ops" : "");
             c.prim = dnnl::binary(pd);
             k->chunks_.push_back(std::move(c));
         }
