@@ -149,3 +149,39 @@ single("workloads/w5_add_bf16_f32.json", "Add", "bf16", L, "f32", L)
 single("workloads/w6_add_small.json", "Add", "f32", [16, 13], "f32", [1, 13])
 single("workloads/w8_add_bidirectional.json", "Add", "f32", [8192, 1], "f32", [1, 8192])
 single("workloads/add_s64.json", "Add", "s64", L, "s64", L)
+
+# Layouts: channels-last (NHWC strides over NCHW dims), transposing Adds,
+# padded rows. P = 32x256x64x64; the perf batch runs them at this size, the
+# layouts batch with --mb to check them quickly.
+P = [32, 256, 64, 64]
+
+
+def strided(shape, order, pad=None):
+    """Dense strides with dims in `order` (outermost first), dim d padded by pad[d]."""
+    pad = pad or [0] * len(shape)
+    strides, s = [0] * len(shape), 1
+    for d in reversed(order):
+        strides[d] = s
+        s *= shape[d] + pad[d]
+    return strides
+
+
+NCHW, NHWC = [0, 1, 2, 3], [0, 2, 3, 1]
+
+
+def layout_single(path, kind, t, orders, shapes=None, pad=None):
+    shapes = shapes or [P, P]
+    ins = [lt(i, t, sh, strided(sh, o, pad if sh == P else None)) for i, (sh, o) in enumerate(zip(shapes, orders))]
+    out = lt(2, out_type(kind, t, t), P, strided(P, orders[2], pad))
+    write(path, [op(0, kind, ins, out, numpy_attr())])
+
+
+layout_single("layout/add_nhwc_f32.json", "Add", "f32", [NHWC, NHWC, NHWC])
+layout_single("layout/add_nhwc_bf16.json", "Add", "bf16", [NHWC, NHWC, NHWC])
+layout_single("layout/equal_nhwc_f32.json", "Equal", "f32", [NHWC, NHWC, NHWC])
+layout_single("layout/add_nhwc_bias_f32.json", "Add", "f32", [NHWC, NCHW, NHWC], shapes=[P, [1, 256, 1, 1]])
+layout_single("layout/add_nhwc_to_nchw_f32.json", "Add", "f32", [NHWC, NHWC, NCHW])
+layout_single("layout/add_nchw_to_nhwc_f32.json", "Add", "f32", [NCHW, NCHW, NHWC])
+layout_single("layout/add_mixed_f32.json", "Add", "f32", [NHWC, NCHW, NCHW])
+layout_single("layout/add_mixed_bf16.json", "Add", "bf16", [NCHW, NHWC, NCHW])
+layout_single("layout/add_padded_rows_f32.json", "Add", "f32", [NCHW, NCHW, NCHW], pad=[0, 0, 0, 16])

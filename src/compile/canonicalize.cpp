@@ -89,7 +89,30 @@ logical_tensor check_input(const logical_tensor &port, const logical_tensor &lt,
     return lt;
 }
 
-logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims &shape, size_t pid) {
+// Dense strides for `shape` with its dims laid out in the order of `like`'s
+// strides (outermost first; size-1 dims and ties keep their logical order).
+dims dense_strides_like(const dims &shape, const dims &like) {
+    std::vector<size_t> order(shape.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        const bool ba = shape[a] > 1, bb = shape[b] > 1;
+        return ba && bb && like[a] > like[b];
+    });
+    dims strides(shape.size());
+    int64_t next = 1;
+    for (size_t i = order.size(); i-- > 0;) {
+        strides[order[i]] = next;
+        next = saturating_mul(next, std::max<int64_t>(shape[order[i]], 1));
+    }
+    return strides;
+}
+
+// The output as compiled. An output whose layout is left to fusebox (any, or
+// unknown strides) is dense, in the dim order of `like` when given: the
+// first input covering the whole output, so that a channels-last graph stays
+// channels-last and may run in place.
+logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims &shape, const logical_tensor *like,
+                              size_t pid) {
     const size_t id = lt.get_id();
     if (lt.get_data_type() != data_type::undef && lt.get_data_type() != dt)
         fail(status::invalid_data_type, "compile: partition ", pid, ": output tensor ", id, " has type ",
@@ -111,20 +134,27 @@ logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims
                                   lt.has_known_shape() && given.size() == shape.size() &&
                                   std::all_of(given.begin(), given.end(), [](int64_t s) { return s >= 0; });
     if (!explicit_strides) {
-        logical_tensor dense(id, dt, shape, logical_tensor::layout_type::strided, lt.get_property_type());
+        logical_tensor dense =
+            like ? logical_tensor(id, dt, shape, dense_strides_like(shape, strides_of(*like)), lt.get_property_type())
+                 : logical_tensor(id, dt, shape, logical_tensor::layout_type::strided, lt.get_property_type());
         check_addressable(dense, "output", pid);
         return dense;
     }
     if (!non_overlapping(shape, strides_of(lt)))
-        fail(status::invalid_shape, "compile: partition ", pid, ": output tensor ", id,
-             " has strides under which elements overlap");
+        fail(status::invalid_arguments, "compile: partition ", pid, ": output tensor ", id, " has strides ",
+             shape_str(strides_of(lt)), " for shape ", shape_str(shape),
+             " under which elements overlap (or dims interleave), so one element would be written twice");
     logical_tensor strided(id, dt, shape, strides_of(lt), lt.get_property_type());
     check_addressable(strided, "output", pid);
     return strided;
 }
 
-// Drops size-1 dims and merges dim i into i+1 where every stride vector allows.
-void merge_dims(fused_expr &e) {
+// The iteration space, independent of the logical dim order: drops size-1
+// dims, orders the rest by the output's strides (outermost first), merges
+// dim i into i+1 wherever every stride vector allows, and finally moves the
+// unit-stride dim of an operand read across the inner dim (a transposing
+// operand) next to the inner dim, where kernels tile the two.
+void order_and_merge_dims(fused_expr &e) {
     std::vector<dims *> all{&e.out_strides};
     for (auto &o : e.operands) all.push_back(&o.strides);
     if (e.numel() == 0) {
@@ -132,10 +162,14 @@ void merge_dims(fused_expr &e) {
         for (dims *s : all) *s = {0};
         return;
     }
+    std::vector<size_t> order;
+    for (size_t i = 0; i < e.shape.size(); ++i)
+        if (e.shape[i] != 1) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return e.out_strides[a] > e.out_strides[b]; });
     dims shape;
     std::vector<dims> merged(all.size());
-    for (size_t i = 0; i < e.shape.size(); ++i) {
-        if (e.shape[i] == 1) continue;
+    for (size_t i : order) {
         bool can_merge = !shape.empty();
         for (size_t k = 0; can_merge && k < all.size(); ++k)
             can_merge = checked_mul((*all[k])[i], e.shape[i]) == merged[k].back();
@@ -150,6 +184,17 @@ void merge_dims(fused_expr &e) {
     if (shape.empty()) { // one element
         shape = {1};
         for (auto &m : merged) m = {0};
+    }
+    const size_t inner = shape.size() - 1;
+    for (size_t k = 1; k < merged.size() && inner > 0; ++k) {
+        const dims &st = merged[k];
+        if (st[inner] == 0 || st[inner] == 1) continue;
+        auto unit = std::find(st.begin(), st.end() - 1, 1);
+        if (unit == st.end() - 1) continue;
+        const size_t t = static_cast<size_t>(unit - st.begin());
+        std::rotate(shape.begin() + t, shape.begin() + t + 1, shape.begin() + inner);
+        for (auto &m : merged) std::rotate(m.begin() + t, m.begin() + t + 1, m.begin() + inner);
+        break;
     }
     e.shape = shape;
     for (size_t k = 0; k < all.size(); ++k) *all[k] = merged[k];
@@ -197,8 +242,11 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
         e.nodes.push_back({o.get_kind(), {ta, tb}, out, {0, 0}});
     }
     const auto &root = part.ops.back().get_outputs()[0];
-    e.output = resolve_output(given_for(outputs, root, "output", pid), type_of.at(root.get_id()),
-                              shape_of.at(root.get_id()), pid);
+    const dims &out_shape = shape_of.at(root.get_id());
+    const logical_tensor *like = nullptr;
+    for (const auto &in : e.inputs)
+        if (!like && dims_of(in) == out_shape) like = &in;
+    e.output = resolve_output(given_for(outputs, root, "output", pid), type_of.at(root.get_id()), out_shape, like, pid);
     e.shape = dims_of(e.output);
     e.out_strides = strides_of(e.output);
 
@@ -249,7 +297,7 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
             concrete_ops->push_back(std::move(c));
         }
     }
-    merge_dims(e);
+    order_and_merge_dims(e);
     return e;
 }
 

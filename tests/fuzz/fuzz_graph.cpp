@@ -1,9 +1,9 @@
 // libFuzzer target: the graph API end to end. The input chooses graph
 // inputs (types, shapes and strides, valid or not), ops (Add, Equal, End, an
 // op fusebox does not run, or an unknown kind) with attributes, a partition
-// policy, and the logical tensors given to compile. Every supported partition
-// small enough is executed into buffers with guard bytes and checked against
-// the scalar reference.
+// policy, the logical tensors given to compile and the kernel (automatic,
+// native or oneDNN). Every supported partition small enough is executed into
+// buffers with guard bytes and checked against the scalar reference.
 //
 // Findings are crashes: any exception other than fusebox::error, a sanitizer
 // report, a write outside an output, or a result unlike the reference.
@@ -31,11 +31,13 @@ constexpr size_t kMaxBytes = 1 << 16; // execute only partitions this small
 // How far inputs get, printed at exit with FUSEBOX_FUZZ_STATS=1 (to see that a
 // run reaches execution and the reference check, not just the parsers).
 struct reach_counts {
-    size_t graphs = 0, finalized = 0, compiled = 0, verified = 0;
+    size_t graphs = 0, finalized = 0, compiled = 0, onednn = 0, verified = 0;
     ~reach_counts() {
         if (std::getenv("FUSEBOX_FUZZ_STATS"))
-            std::fprintf(stderr, "fuzz_graph: %zu graphs, %zu finalized, %zu partitions compiled, %zu verified\n",
-                         graphs, finalized, compiled, verified);
+            std::fprintf(stderr,
+                         "fuzz_graph: %zu graphs, %zu finalized, %zu partitions compiled (%zu on oneDNN), %zu "
+                         "verified\n",
+                         graphs, finalized, compiled, onednn, verified);
     }
 } reach;
 constexpr unsigned char kGuard = 0xA5;
@@ -180,6 +182,10 @@ void run(FuzzedDataProvider &in) {
             }
             return; // the framework would run it; this target stops here
         }
+        // The kernel: the automatic choice (native at these sizes) or forced,
+        // so that oneDNN's lowering meets the same shapes and strides.
+        const int kernel = in.ConsumeIntegralInRange<int>(0, 3);
+        setenv("FUSEBOX_KERNEL", kernel == 0 ? "onednn" : kernel == 1 ? "native" : "auto", 1);
         compiled_partition cp;
         try {
             cp = p.compile(given, outs, eng);
@@ -187,6 +193,7 @@ void run(FuzzedDataProvider &in) {
             return;
         }
         ++reach.compiled;
+        reach.onednn += cp.get_impl_info().rfind("onednn", 0) == 0;
         // Execute when every input and the output are small enough to allocate.
         std::vector<tensor> in_t, out_t;
         std::map<size_t, std::shared_ptr<buffer>> ref_values;

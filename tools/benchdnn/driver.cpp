@@ -2,6 +2,7 @@
 
 #include <omp.h>
 #include <tbb/task_arena.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -47,6 +48,20 @@ struct wrong_partitions : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A problem whose buffers cannot fit in this machine's memory.
+struct too_large : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Fails with too_large before allocating `bytes` that exceed physical memory
+// (allocating them would fail, or swap, or abort under a sanitizer).
+void check_fits(size_t bytes) {
+    const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+    if (physical > 0 && static_cast<double>(bytes) > physical)
+        throw too_large("not enough memory: the buffers need " + std::to_string(bytes >> 20) +
+                        " MiB, the machine has " + std::to_string(static_cast<size_t>(physical) >> 20) + " MiB");
+}
+
 int arena_threads(int threads) { return threads ? threads : tbb::this_task_arena::max_concurrency(); }
 
 double ms_since(clock_type::time_point t0) {
@@ -64,20 +79,12 @@ struct kernel_choice {
     ~kernel_choice() { unsetenv("FUSEBOX_KERNEL"); }
 };
 
-// The strides of `shape` laid out in the dim order of `like` (a strided
-// tensor of the same rank): dims with larger strides outermost.
-dims strides_in_order_of(const dims &shape, const dims &like) {
-    std::vector<size_t> order(shape.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return like[a] > like[b]; });
+// Dense strides for `shape` with its dims in `order` (outermost first).
+dims strides_in_order(const dims &shape, const std::vector<size_t> &order) {
     dims strides(shape.size());
     int64_t s = 1;
     for (size_t k = order.size(); k-- > 0;) strides[order[k]] = s, s *= std::max<int64_t>(shape[order[k]], 1);
     return strides;
-}
-
-bool is_dense(const logical_tensor &lt) {
-    return fbref::strides_of(lt) == logical_tensor(0, lt.get_data_type(), lt.get_dims()).get_strides();
 }
 
 // Every partition of a case compiled, with buffers for every tensor.
@@ -136,13 +143,18 @@ compiled_case prepare(const graph_case &gc, const problem &p, bool check_values)
         std::vector<logical_tensor> in_lts, out_lts;
         for (const auto &port : part.get_input_ports()) in_lts.push_back(lts.at(port.get_id()));
         for (const auto &port : part.get_output_ports()) {
+            // The case's layout for the output: its strides, or their dim order
+            // when a knob rewrote the shapes; else fusebox's choice (any).
             logical_tensor out(port.get_id(), port.get_data_type(), logical_tensor::layout_type::any);
-            for (const auto &in : in_lts) // follow the first input of the output's rank that is not dense
-                if (port.has_known_shape() && in.get_ndims() == port.get_ndims() && !is_dense(in)) {
+            const tensor_desc *d = gc.output_desc(port.get_id());
+            if (d && port.has_known_shape()) {
+                if (d->known_rank && d->layout == logical_tensor::layout_type::strided && !d->strides.empty() &&
+                    d->shape == port.get_dims())
+                    out = logical_tensor(port.get_id(), port.get_data_type(), d->shape, d->strides);
+                else if (d->order.size() == static_cast<size_t>(port.get_ndims()))
                     out = logical_tensor(port.get_id(), port.get_data_type(), port.get_dims(),
-                                         strides_in_order_of(port.get_dims(), fbref::strides_of(in)));
-                    break;
-                }
+                                         strides_in_order(port.get_dims(), d->order));
+            }
             out_lts.push_back(out);
         }
         // The cold compile, with the cache off so that an earlier run of the case cannot make it a hit.
@@ -166,6 +178,10 @@ compiled_case prepare(const graph_case &gc, const problem &p, bool check_values)
         part_ins.push_back(in_lts);
         part_outs.push_back(out_lts);
     }
+    size_t bytes = 0; // every buffer, and the reference's copies when checking
+    for (const auto &[id, lt] : lts)
+        if (__builtin_add_overflow(bytes, lt.get_mem_size(), &bytes)) bytes = SIZE_MAX;
+    check_fits(check_values ? fusebox::detail::checked_mul(bytes, size_t{2}).value_or(SIZE_MAX) : bytes);
     std::mt19937_64 rng(check_values ? 7 : 1);
     for (size_t id : graph_inputs) {
         auto b = std::make_shared<buffer>(lts.at(id));
@@ -383,6 +399,8 @@ void driver::run_problem(const problem &p) {
         r = {e.get_status() == status::unimplemented ? outcome::unimplemented : outcome::invalid_arguments, e.what()};
     } catch (const std::bad_alloc &) {
         r = {outcome::skipped, "not enough memory"};
+    } catch (const too_large &e) {
+        r = {outcome::skipped, e.what()};
     } catch (const wrong_partitions &e) {
         r = {outcome::failed, e.what()};
     } catch (const std::exception &e) {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -266,6 +267,13 @@ logical_tensor tensor_desc::to_logical() const {
     return logical_tensor(id, dt, shape, layout, property);
 }
 
+const tensor_desc *graph_case::output_desc(size_t id) const {
+    for (const auto &o : ops)
+        for (const auto &t : o.outputs)
+            if (t.id == id) return &t;
+    return nullptr;
+}
+
 std::vector<size_t> graph_case::graph_inputs() const {
     std::set<size_t> produced;
     for (const auto &o : ops)
@@ -434,7 +442,19 @@ void case_knobs::apply(graph_case &c) const {
             if (t.shape.size() != rank || !rank || t.shape[0] != batch) continue;
             dims shape = t.shape;
             shape[0] = mb;
-            for_tensor(id, [&](tensor_desc &d) { d.shape = shape, d.strides.clear(); });
+            // Dense again, in the dim order the tensor had (as benchdnn keeps a memory tag).
+            dims strides;
+            if (!t.strides.empty()) {
+                std::vector<size_t> order(shape.size());
+                std::iota(order.begin(), order.end(), size_t{0});
+                std::stable_sort(order.begin(), order.end(),
+                                 [&](size_t a, size_t b) { return t.strides[a] > t.strides[b]; });
+                strides.resize(shape.size());
+                int64_t next = 1;
+                for (size_t k = order.size(); k-- > 0;)
+                    strides[order[k]] = next, next *= std::max<int64_t>(shape[order[k]], 1);
+            }
+            for_tensor(id, [&](tensor_desc &d) { d.shape = shape, d.strides = strides; });
         }
         reinfer = true;
     }
@@ -493,6 +513,12 @@ void case_knobs::apply(graph_case &c) const {
             for (auto *list : {&o.inputs, &o.outputs})
                 for (auto &t : *list)
                     if (!inputs.count(t.id)) {
+                        if (t.known_rank && t.layout == logical_tensor::layout_type::strided && !t.strides.empty()) {
+                            t.order.resize(t.strides.size());
+                            std::iota(t.order.begin(), t.order.end(), size_t{0});
+                            std::stable_sort(t.order.begin(), t.order.end(),
+                                             [&](size_t a, size_t b) { return t.strides[a] > t.strides[b]; });
+                        }
                         t.known_rank = false, t.shape.clear(), t.strides.clear();
                         t.layout = logical_tensor::layout_type::any;
                         if (&o.outputs == list || !dt.empty()) t.dt = data_type::undef;

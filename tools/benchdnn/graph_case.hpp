@@ -20,6 +20,9 @@ struct tensor_desc {
     data_type dt = data_type::undef;
     bool known_rank = false;
     dims shape, strides; // strides empty: dense (or not fixed yet)
+    // The dim order (outermost first) of strides the case gave and a knob
+    // then cleared by rewriting shapes: an output keeps its layout's order.
+    std::vector<size_t> order;
     fusebox::logical_tensor::layout_type layout = fusebox::logical_tensor::layout_type::strided;
     fusebox::logical_tensor::property_type property = fusebox::logical_tensor::property_type::undef;
     fusebox::logical_tensor to_logical() const;
@@ -38,6 +41,8 @@ struct graph_case {
     bool fpmath_applies_to_int = false;
     std::vector<op_desc> ops;
 
+    /// The descriptor of the tensor op outputs name `id`, or nullptr.
+    const tensor_desc *output_desc(size_t id) const;
     /// Ids of tensors no op produces, in order of first use.
     std::vector<size_t> graph_inputs() const;
     /// The ops as fusebox ops; throws case_error for unknown kinds or attributes.

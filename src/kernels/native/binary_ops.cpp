@@ -239,41 +239,137 @@ void equal_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out
     }
 }
 
+// dst[r * dst_pitch + j] = src[j * src_pitch + r] for r < rows, j < cols: one
+// gather per vector of a row, a vector of columns at a time so that their
+// cache lines are read once and used for every row while in L1.
+template <typename T>
+void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitch, int64_t rows, int64_t cols,
+               bool stream) {
+    const T *src = static_cast<const T *>(src_);
+    T *dst = static_cast<T *>(dst_);
+    int64_t j = 0;
+    if constexpr (sizeof(T) >= 4) {
+        using TI = hwy::MakeSigned<T>;
+        const hn::ScalableTag<T> d;
+        const hn::RebindToSigned<decltype(d)> di;
+        const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+        HWY_ALIGN TI step[hn::MaxLanes(di)];
+        for (int64_t l = 0; l < lanes; ++l) step[l] = static_cast<TI>(l * src_pitch);
+        const auto steps = hn::Load(di, step);
+        for (; j + lanes <= cols; j += lanes) {
+            const T *column = src + j * src_pitch;
+            for (int64_t r = 0; r < rows; ++r) {
+                const auto v = hn::GatherIndex(d, column + r, steps);
+                T *to = dst + r * dst_pitch + j;
+                if (stream && reinterpret_cast<uintptr_t>(to) % (lanes * sizeof(T)) == 0)
+                    hn::Stream(v, d, to);
+                else
+                    hn::StoreU(v, d, to);
+            }
+        }
+    } else {
+        // Narrow elements: 32-bit gathers at each element's byte offset (the
+        // caller leaves slack after every column); one gather holds the
+        // elements of 4 / sizeof(T) consecutive rows, split by shifts.
+        const hn::ScalableTag<uint32_t> d32;
+        const hn::RebindToSigned<decltype(d32)> di;
+        const hn::Rebind<T, decltype(d32)> dn;
+        constexpr int64_t kPer = 4 / sizeof(T);
+        const int64_t lanes = static_cast<int64_t>(hn::Lanes(d32));
+        HWY_ALIGN int32_t step[hn::MaxLanes(di)];
+        for (int64_t l = 0; l < lanes; ++l) step[l] = static_cast<int32_t>(l * src_pitch * sizeof(T));
+        const auto steps = hn::Load(di, step);
+        auto store = [&](auto v, int64_t r) {
+            T *to = dst + r * dst_pitch + j;
+            // Highway streams vectors narrower than 16 bytes as 16 bytes: those store normally.
+            if (stream && lanes * sizeof(T) >= 16 && reinterpret_cast<uintptr_t>(to) % (lanes * sizeof(T)) == 0)
+                hn::Stream(hn::TruncateTo(dn, v), dn, to);
+            else
+                hn::StoreU(hn::TruncateTo(dn, v), dn, to);
+        };
+        for (; j + lanes <= cols; j += lanes) {
+            const T *column = src + j * src_pitch;
+            int64_t r = 0;
+            for (; r + kPer <= rows; r += kPer) {
+                const auto v = hn::GatherOffset(d32, reinterpret_cast<const uint32_t *>(column + r), steps);
+                store(v, r);
+                if constexpr (kPer >= 2) store(hn::ShiftRight<8 * sizeof(T)>(v), r + 1);
+                if constexpr (kPer == 4) {
+                    store(hn::ShiftRight<16>(v), r + 2);
+                    store(hn::ShiftRight<24>(v), r + 3);
+                }
+            }
+            for (; r < rows; ++r)
+                store(hn::GatherOffset(d32, reinterpret_cast<const uint32_t *>(column + r), steps), r);
+        }
+    }
+    for (; j < cols; ++j)
+        for (int64_t r = 0; r < rows; ++r) dst[r * dst_pitch + j] = src[j * src_pitch + r];
+}
+
+// Fn over rows; Fn is inlined into the row loop, so short rows cost no call each.
+template <auto Fn, size_t SA, size_t SB, size_t SO>
+void over_rows(const void *a, int64_t sa, int64_t pa, const void *b, int64_t sb, int64_t pb, void *out, int64_t po,
+               int64_t n, int64_t rows, bool stream) {
+    auto *pa_ = static_cast<const unsigned char *>(a), *pb_ = static_cast<const unsigned char *>(b);
+    auto *po_ = static_cast<unsigned char *>(out);
+    for (int64_t r = 0; r < rows; ++r)
+        Fn(pa_ + r * pa * static_cast<int64_t>(SA), sa, pb_ + r * pb * static_cast<int64_t>(SB), sb,
+           po_ + r * po * static_cast<int64_t>(SO), n, stream);
+}
+
+// Registers Fn (elements of A and B in, O out) and its row form.
+template <auto Fn, typename A, typename B, typename O> void set_add(element_ops &o, data_type a, data_type b) {
+    o.add[dtype_index(a)][dtype_index(b)] = Fn;
+    o.add_rows[dtype_index(a)][dtype_index(b)] = over_rows<Fn, sizeof(A), sizeof(B), sizeof(O)>;
+}
+template <auto Fn, typename T> void set_equal(element_ops &o, data_type t) {
+    o.equal[dtype_index(t)] = Fn;
+    o.equal_rows[dtype_index(t)] = over_rows<Fn, sizeof(T), sizeof(T), 1>;
+}
+
 const element_ops *get_element_ops() {
     static const element_ops ops = [] {
         element_ops o{};
         o.isa = hwy::TargetName(HWY_TARGET);
         using dt = data_type;
-        o.add[dtype_index(dt::f32)][dtype_index(dt::f32)] = add<float>;
-        o.add[dtype_index(dt::f16)][dtype_index(dt::f16)] = add_f32<f16_io, f16_io, f16_io>;
-        o.add[dtype_index(dt::bf16)][dtype_index(dt::bf16)] = add_f32<bf16_io, bf16_io, bf16_io>;
-        o.add[dtype_index(dt::f32)][dtype_index(dt::bf16)] = add_f32<f32_io, bf16_io, f32_io>;
-        o.add[dtype_index(dt::bf16)][dtype_index(dt::f32)] = add_f32<bf16_io, f32_io, f32_io>;
-        o.add[dtype_index(dt::f32)][dtype_index(dt::f16)] = add_f32<f32_io, f16_io, f32_io>;
-        o.add[dtype_index(dt::f16)][dtype_index(dt::f32)] = add_f32<f16_io, f32_io, f32_io>;
-        o.add[dtype_index(dt::f64)][dtype_index(dt::f64)] = add<double>;
-        o.add[dtype_index(dt::s8)][dtype_index(dt::s8)] = add<int8_t>;
-        o.add[dtype_index(dt::u8)][dtype_index(dt::u8)] = add<uint8_t>;
-        o.add[dtype_index(dt::s16)][dtype_index(dt::s16)] = add<int16_t>;
-        o.add[dtype_index(dt::u16)][dtype_index(dt::u16)] = add<uint16_t>;
-        o.add[dtype_index(dt::s32)][dtype_index(dt::s32)] = add<int32_t>;
-        o.add[dtype_index(dt::u32)][dtype_index(dt::u32)] = add<uint32_t>;
-        o.add[dtype_index(dt::s64)][dtype_index(dt::s64)] = add<int64_t>;
-        o.add[dtype_index(dt::u64)][dtype_index(dt::u64)] = add<uint64_t>;
-        o.equal[dtype_index(data_type::f32)] = equal<float>;
-        o.equal[dtype_index(data_type::f64)] = equal<double>;
-        o.equal[dtype_index(data_type::s8)] = equal<int8_t>;
-        o.equal[dtype_index(data_type::u8)] = equal<uint8_t>;
-        o.equal[dtype_index(data_type::s16)] = equal<int16_t>;
-        o.equal[dtype_index(data_type::u16)] = equal<uint16_t>;
-        o.equal[dtype_index(data_type::s32)] = equal<int32_t>;
-        o.equal[dtype_index(data_type::u32)] = equal<uint32_t>;
-        o.equal[dtype_index(data_type::s64)] = equal<int64_t>;
-        o.equal[dtype_index(data_type::u64)] = equal<uint64_t>;
-        o.equal[dtype_index(data_type::boolean)] = equal<uint8_t, true>;
-        o.equal[dtype_index(data_type::string)] = equal_string;
-        o.equal[dtype_index(dt::f16)] = equal_f32<f16_io>;
-        o.equal[dtype_index(dt::bf16)] = equal_f32<bf16_io>;
+        using f16 = f16_io;
+        using bf16 = bf16_io;
+        using f32 = f32_io;
+        set_add<add<float>, float, float, float>(o, dt::f32, dt::f32);
+        set_add<add_f32<f16, f16, f16>, uint16_t, uint16_t, uint16_t>(o, dt::f16, dt::f16);
+        set_add<add_f32<bf16, bf16, bf16>, uint16_t, uint16_t, uint16_t>(o, dt::bf16, dt::bf16);
+        set_add<add_f32<f32, bf16, f32>, float, uint16_t, float>(o, dt::f32, dt::bf16);
+        set_add<add_f32<bf16, f32, f32>, uint16_t, float, float>(o, dt::bf16, dt::f32);
+        set_add<add_f32<f32, f16, f32>, float, uint16_t, float>(o, dt::f32, dt::f16);
+        set_add<add_f32<f16, f32, f32>, uint16_t, float, float>(o, dt::f16, dt::f32);
+        set_add<add<double>, double, double, double>(o, dt::f64, dt::f64);
+        set_add<add<int8_t>, int8_t, int8_t, int8_t>(o, dt::s8, dt::s8);
+        set_add<add<uint8_t>, uint8_t, uint8_t, uint8_t>(o, dt::u8, dt::u8);
+        set_add<add<int16_t>, int16_t, int16_t, int16_t>(o, dt::s16, dt::s16);
+        set_add<add<uint16_t>, uint16_t, uint16_t, uint16_t>(o, dt::u16, dt::u16);
+        set_add<add<int32_t>, int32_t, int32_t, int32_t>(o, dt::s32, dt::s32);
+        set_add<add<uint32_t>, uint32_t, uint32_t, uint32_t>(o, dt::u32, dt::u32);
+        set_add<add<int64_t>, int64_t, int64_t, int64_t>(o, dt::s64, dt::s64);
+        set_add<add<uint64_t>, uint64_t, uint64_t, uint64_t>(o, dt::u64, dt::u64);
+        set_equal<equal<float>, float>(o, dt::f32);
+        set_equal<equal<double>, double>(o, dt::f64);
+        set_equal<equal<int8_t>, int8_t>(o, dt::s8);
+        set_equal<equal<uint8_t>, uint8_t>(o, dt::u8);
+        set_equal<equal<int16_t>, int16_t>(o, dt::s16);
+        set_equal<equal<uint16_t>, uint16_t>(o, dt::u16);
+        set_equal<equal<int32_t>, int32_t>(o, dt::s32);
+        set_equal<equal<uint32_t>, uint32_t>(o, dt::u32);
+        set_equal<equal<int64_t>, int64_t>(o, dt::s64);
+        set_equal<equal<uint64_t>, uint64_t>(o, dt::u64);
+        set_equal<equal<uint8_t, true>, uint8_t>(o, dt::boolean);
+        set_equal<equal_string, string_view_t>(o, dt::string);
+        set_equal<equal_f32<f16>, uint16_t>(o, dt::f16);
+        set_equal<equal_f32<bf16>, uint16_t>(o, dt::bf16);
+        o.transpose[0] = transpose<uint8_t>;
+        o.transpose[1] = transpose<uint16_t>;
+        o.transpose[2] = transpose<uint32_t>;
+        o.transpose[3] = transpose<uint64_t>;
         return o;
     }();
     return &ops;

@@ -12,6 +12,16 @@
 namespace fusebox::detail {
 
 using binary_fn = void (*)(const void *a, int64_t sa, const void *b, int64_t sb, void *out, int64_t n, bool stream);
+/// The same over `rows` rows: row r of a, b and out starts r * pa, r * pb and
+/// r * po elements after the first (pitches in elements).
+using rows_fn = void (*)(const void *a, int64_t sa, int64_t pa, const void *b, int64_t sb, int64_t pb, void *out,
+                         int64_t po, int64_t n, int64_t rows, bool stream);
+/// dst[r * dst_pitch + j] = src[j * src_pitch + r] for r < rows, j < cols
+/// (pitches in elements). For elements of 1 or 2 bytes it reads up to 3 bytes
+/// past an element: the caller leaves that slack.
+/// `stream` asks for non-temporal stores where a vector of dst is aligned.
+using transpose_fn = void (*)(const void *src, int64_t src_pitch, void *dst, int64_t dst_pitch, int64_t rows,
+                              int64_t cols, bool stream);
 
 /// The loops of one instruction set, indexed by dtype_index().
 struct element_ops {
@@ -19,6 +29,9 @@ struct element_ops {
     binary_fn add[kNumDataTypes]
                  [kNumDataTypes];   // [a][b]: out = a + b; integers wrap, f16/bf16 computed in f32 and rounded once
     binary_fn equal[kNumDataTypes]; // out = (a == b) as boolean bytes
+    rows_fn add_rows[kNumDataTypes][kNumDataTypes]; // add over rows, one call for many short rows
+    rows_fn equal_rows[kNumDataTypes];
+    transpose_fn transpose[4]; // for elements of 1, 2, 4 and 8 bytes
 };
 
 /// The best loops for this CPU (chosen once).

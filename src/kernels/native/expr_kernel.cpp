@@ -27,8 +27,34 @@ namespace {
 // the engine's allocator.
 constexpr int64_t kMaxBlock = 512, kMinBlock = 64;
 constexpr size_t kStackScratch = 32 << 10;
+// Rows shorter than this (elements) of a one-op partition run many to a call.
+constexpr int64_t kShortRow = 1024;
+// Panels of a transposing partition: bytes of a transposed operand's tile.
+constexpr int64_t kTileBytes = 32 << 10;
 
+template <typename T> void copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n) {
+    auto *d = static_cast<T *>(dst);
+    auto *s = static_cast<const T *>(src);
+    for (int64_t i = 0; i < n; ++i) d[i * ds] = s[i * ss];
+}
+
+// A short contiguous run, copied inline in fixed-size pieces (a library
+// memcpy call per run costs more than the copy).
+inline void copy_run(unsigned char *dst, const unsigned char *src, int64_t bytes) {
+    for (; bytes >= 64; bytes -= 64, dst += 64, src += 64) std::memcpy(dst, src, 64);
+    for (; bytes >= 8; bytes -= 8, dst += 8, src += 8) std::memcpy(dst, src, 8);
+    for (; bytes > 0; --bytes) *dst++ = *src++;
+}
+
+// n elements of es bytes from src (stride ss elements) to dst (stride ds).
+// Handles are aligned to their element type, so elements copy as integers.
 void copy_elements(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n, size_t es) {
+    switch (es) {
+    case 1: return copy_strided<uint8_t>(dst, ds, src, ss, n);
+    case 2: return copy_strided<uint16_t>(dst, ds, src, ss, n);
+    case 4: return copy_strided<uint32_t>(dst, ds, src, ss, n);
+    case 8: return copy_strided<uint64_t>(dst, ds, src, ss, n);
+    }
     auto *d = static_cast<unsigned char *>(dst);
     auto *s = static_cast<const unsigned char *>(src);
     for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * ds * es, s + i * ss * es, es);
@@ -36,6 +62,7 @@ void copy_elements(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n
 
 struct node_plan {
     binary_fn fn;
+    rows_fn rows; // fn over many rows in one call
     int arg[2];
     size_t res_slot; // scratch offset of the result, unless it goes straight to the output
 };
@@ -44,7 +71,12 @@ struct operand_plan {
     size_t port;
     size_t elem_size;
     std::vector<int64_t> strides;
-    size_t gather_slot; // used when the inner stride is neither 0 nor 1
+    size_t gather_slot;               // used when the inner stride is neither 0 nor 1
+    bool transposed = false;          // unit stride on the second-inner dim, read across the inner dim
+    size_t tile_slot = 0;             // panels: tile_rows_ rows by panel_cols_ columns, filled column by column
+    int64_t tile_pitch = 0;           // elements between tile rows: a cache line more than a row, against set conflicts
+    transpose_fn transpose = nullptr; // fills the tile for 1-, 2-, 4- and 8-byte elements
+    int64_t extent = 0;               // elements from the operand's first to past its last
 };
 
 class native_expr_kernel final : public kernel {
@@ -59,13 +91,18 @@ public:
         while (block_ > kMinBlock && block_ * slot_bytes > kStackScratch) block_ /= 2;
         auto slot = [&](size_t bytes) { return std::exchange(scratch_bytes_, scratch_bytes_ + block_ * bytes); };
         int64_t bytes_per_element = static_cast<int64_t>(out_size_);
+        const size_t rank = shape_.size();
         for (const auto &o : e.operands) {
             size_t es = data_type_size(e.inputs[o.port].get_data_type());
             operands_.push_back({o.port, es, o.strides, slot(es)});
+            for (size_t d = 0; d < rank; ++d) operands_.back().extent += (shape_[d] - 1) * o.strides[d];
+            operands_.back().extent += 1;
+            inner_strides_.push_back(o.strides[rank - 1]);
             bytes_per_element += static_cast<int64_t>(es);
         }
         const int64_t total_bytes = saturating_mul(total_, bytes_per_element);
         stream_ = total_bytes >= stream_threshold_bytes();
+        plan_panels(rank);
         // The split is fixed here: a small partition runs inline on the
         // caller, with nothing to decide per execute.
         facts_.threads = max_threads();
@@ -76,6 +113,7 @@ public:
         for (const auto &n : e.nodes) {
             const int ta = dtype_index(n.in_dt[0]), tb = dtype_index(n.in_dt[1]);
             node_plan p{n.kind == op::kind::Add ? ops.add[ta][tb] : (ta == tb ? ops.equal[ta] : nullptr),
+                        n.kind == op::kind::Add ? ops.add_rows[ta][tb] : (ta == tb ? ops.equal_rows[ta] : nullptr),
                         {n.arg[0], n.arg[1]},
                         slot(8)};
             if (!p.fn)
@@ -83,10 +121,83 @@ public:
                      data_type_name(n.in_dt[0]), ",", data_type_name(n.in_dt[1]));
             nodes_.push_back(p);
         }
+        // One op over short rows with contiguous (or broadcast) elements: whole
+        // rows go to its row loop, a call for many rows (padded layouts).
+        rows_path_ =
+            nodes_.size() == 1 && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow &&
+            out_strides_[rank - 1] == 1 &&
+            std::all_of(inner_strides_.begin(), inner_strides_.end(), [](int64_t s) { return s == 0 || s == 1; });
+    }
+
+    // Transposing partitions. An operand read across the inner dim has its
+    // unit stride on the dim next to it (canonicalize puts it there): walk
+    // panels of rows by panel_cols_ columns, reading each of its cache lines
+    // once into a tile from which every row of the panel is contiguous. When
+    // more inputs run in another order than the output's, the two inner dims
+    // swap: the inputs are read along their rows and the output is the one
+    // transposed, through a tile written out a column at a time.
+    void plan_panels(size_t rank) {
+        if (rank < 2) return;
+        auto is_transposed = [&](const dims &st) {
+            return st[rank - 2] == 1 && st[rank - 1] != 0 && st[rank - 1] != 1;
+        };
+        int64_t transposed = 0, along_rows = out_strides_[rank - 1] == 1;
+        for (const auto &o : operands_) transposed += is_transposed(o.strides), along_rows += o.strides[rank - 1] == 1;
+        if (transposed == 0) return;
+        if (transposed > along_rows) { // swap the two inner dims
+            std::swap(shape_[rank - 2], shape_[rank - 1]);
+            std::swap(out_strides_[rank - 2], out_strides_[rank - 1]);
+            for (auto &o : operands_) std::swap(o.strides[rank - 2], o.strides[rank - 1]);
+            for (size_t k = 0; k < operands_.size(); ++k) inner_strides_[k] = operands_[k].strides[rank - 1];
+            std::swap(transposed, along_rows);
+        }
+        out_transposed_ = is_transposed(out_strides_) && out_size_ <= 8;
+        int64_t widest = out_transposed_ ? static_cast<int64_t>(out_size_) : 0;
+        for (auto &o : operands_) {
+            o.transposed = is_transposed(o.strides) && o.elem_size <= 64;
+            if (o.transposed) widest = std::max(widest, static_cast<int64_t>(o.elem_size));
+        }
+        if (widest == 0) return;
+        panels_ = true;
+        // Wide panels when most streams run along the rows (long runs for
+        // them), tall tiles when most are transposed (measured, PERFORMANCE.md).
+        panel_cols_ = std::min<int64_t>(along_rows > transposed ? 256 : 64, block_);
+        // Tiles hold whole cache lines of rows, up to kTileBytes per operand:
+        // each column of a tile is one contiguous run of memory.
+        const int64_t per_line = 64 / widest, rows = shape_[rank - 2];
+        const int64_t fit = std::max<int64_t>(1, kTileBytes / (panel_cols_ * widest) / per_line);
+        tile_rows_ = std::min((rows + per_line - 1) / per_line, fit) * per_line;
+        const element_ops &ops = element_ops_for_cpu();
+        auto transpose_for = [&](size_t es) {
+            return es == 1   ? ops.transpose[0]
+                   : es == 2 ? ops.transpose[1]
+                   : es == 4 ? ops.transpose[2]
+                   : es == 8 ? ops.transpose[3]
+                             : nullptr;
+        };
+        // A cache line more than a row between tile rows, against set conflicts;
+        // slack after a tile for the narrow gathers reading past its end.
+        auto tile = [&](size_t es, int64_t &pitch) {
+            pitch = panel_cols_ + 64 / static_cast<int64_t>(es);
+            return std::exchange(scratch_bytes_, scratch_bytes_ + static_cast<size_t>(tile_rows_ * pitch) * es + 64);
+        };
+        for (auto &o : operands_)
+            if (o.transposed) {
+                o.tile_slot = tile(o.elem_size, o.tile_pitch);
+                o.transpose = transpose_for(o.elem_size);
+            }
+        if (out_transposed_) {
+            out_tile_slot_ = tile(out_size_, out_tile_pitch_);
+            out_transpose_ = transpose_for(out_size_);
+        }
+        // Narrow columns are first copied here, contiguously: their gathers read past each element.
+        packed_slot_ = std::exchange(
+            scratch_bytes_, scratch_bytes_ + static_cast<size_t>(panel_cols_ * (tile_rows_ * widest + 64) + 64));
     }
 
     void execute(const void *const *inputs, void *output, const exec_context &ctx) const override {
         if (total_ == 0) return;
+        if (panels_) return execute_panels(inputs, output, ctx);
         const int chunks = facts_.chunks;
         if (chunks == 1) return run_chunk(inputs, output, 0, total_, ctx);
         // Chunks start on cache-line boundaries of the output: a thread whose
@@ -105,51 +216,183 @@ public:
     }
 
 private:
-    void run_chunk(const void *const *inputs, void *output, int64_t begin, int64_t end, const exec_context &ctx) const {
+    // Runs f(scratch) with the block scratch on the stack, or from the
+    // engine's allocator when it is larger.
+    template <typename F> void with_scratch(const exec_context &ctx, F &&f) const {
         if (scratch_bytes_ <= kStackScratch) {
             alignas(64) unsigned char scratch[kStackScratch];
-            run(inputs, output, begin, end, scratch);
+            f(scratch);
         } else {
             scratch_buffer scratch(ctx.alloc, scratch_bytes_, "the scratch of a large fused partition");
-            run(inputs, output, begin, end, scratch.data());
+            f(scratch.data());
         }
     }
 
-    void run(const void *const *inputs, void *output, int64_t begin, int64_t end, unsigned char *scratch) const {
+    void run_chunk(const void *const *inputs, void *output, int64_t begin, int64_t end, const exec_context &ctx) const {
+        with_scratch(ctx, [&](unsigned char *scratch) { run(inputs, output, begin, end, scratch); });
+    }
+
+    // Panels: for each index of the outer dims and each block of panel_cols_
+    // columns of the inner dim, every row of the second-inner dim.
+    void execute_panels(const void *const *inputs, void *output, const exec_context &ctx) const {
+        const size_t rank = shape_.size();
+        const int64_t cols = shape_[rank - 1], col_blocks = (cols + panel_cols_ - 1) / panel_cols_;
+        const int64_t units = total_ / (cols * shape_[rank - 2]) * col_blocks;
+        const int chunks = static_cast<int>(std::min<int64_t>(facts_.chunks, units));
+        parallel_chunks(chunks, [&](int c) {
+            const int64_t begin = units * c / chunks, end = units * (c + 1) / chunks;
+            with_scratch(ctx, [&](unsigned char *scratch) { run_panels(inputs, output, begin, end, scratch); });
+        });
+    }
+
+    void run_panels(const void *const *inputs, void *output, int64_t begin, int64_t end, unsigned char *scratch) const {
         const size_t rank = shape_.size(), n_ops = operands_.size();
+        const int64_t rows = shape_[rank - 2], cols = shape_[rank - 1];
+        const int64_t col_blocks = (cols + panel_cols_ - 1) / panel_cols_;
+        const int64_t tile_rows = tile_rows_;
+        small_buffer<const unsigned char *, 8> ptr(n_ops), base(n_ops);
+        small_buffer<int64_t, 8> row_stride(n_ops), off(n_ops + 1); // off: row 0 of the panel, then the output
+        small_buffer<const void *, 16> view(n_ops + nodes_.size());
+        small_buffer<int64_t, 16> stride(n_ops + nodes_.size());
+        for (int64_t u = begin; u < end; ++u) {
+            const int64_t first_col = u % col_blocks * panel_cols_, len = std::min(panel_cols_, cols - first_col);
+            for (size_t k = 0; k <= n_ops; ++k) {
+                const dims &st = k < n_ops ? operands_[k].strides : out_strides_;
+                off[k] = first_col * st[rank - 1];
+                int64_t rest = u / col_blocks;
+                for (size_t d = rank - 2; d-- > 0;) off[k] += rest % shape_[d] * st[d], rest /= shape_[d];
+                if (k < n_ops)
+                    base[k] =
+                        static_cast<const unsigned char *>(inputs[operands_[k].port]) + off[k] * operands_[k].elem_size;
+            }
+            for (int64_t r0 = 0; r0 < rows; r0 += tile_rows) {
+                const int64_t tile = std::min(tile_rows, rows - r0);
+                // Each transposed operand: `tile` rows by len columns into its
+                // tile, one contiguous run of its memory per column.
+                for (size_t k = 0; k < n_ops; ++k) {
+                    const operand_plan &o = operands_[k];
+                    if (!o.transposed) continue;
+                    const int64_t es = static_cast<int64_t>(o.elem_size), s = o.strides[rank - 1];
+                    unsigned char *packed = scratch + packed_slot_, *tile_data = scratch + o.tile_slot;
+                    const int64_t packed_pitch = tile + 64 / es; // a cache line of slack per column
+                    // Gathers read the operand in place, unless they would read past
+                    // its end (those of narrow elements read 4 bytes): then the
+                    // columns are copied first, with slack.
+                    const bool direct =
+                        o.transpose && (es >= 4 || (off[k] + r0 + tile - 1 + (len - 1) * s) * es + 4 <= o.extent * es);
+                    for (int64_t j = 0; j < len; ++j) {
+                        // The next tile's part of this column comes while this tile is used.
+                        const unsigned char *column = base[k] + (r0 + j * s) * es;
+                        if (r0 + tile < rows)
+                            for (int64_t b = 0; b < tile * es; b += 64) hwy::Prefetch(column + tile * es + b);
+                        if (direct) continue;
+                        if (o.transpose)
+                            copy_run(packed + j * packed_pitch * es, column, tile * es);
+                        else
+                            copy_elements(tile_data + j * es, o.tile_pitch, column, 1, tile, o.elem_size);
+                    }
+                    if (direct)
+                        o.transpose(base[k] + r0 * es, s, tile_data, o.tile_pitch, tile, len, false);
+                    else if (o.transpose)
+                        o.transpose(packed, packed_pitch, tile_data, o.tile_pitch, tile, len, false);
+                }
+                for (int64_t r = r0; r < r0 + tile; ++r) {
+                    for (size_t k = 0; k < n_ops; ++k) {
+                        const operand_plan &o = operands_[k];
+                        if (o.transposed) {
+                            ptr[k] = scratch + o.tile_slot + (r - r0) * o.tile_pitch * o.elem_size, row_stride[k] = 1;
+                        } else {
+                            ptr[k] = base[k] + r * o.strides[rank - 2] * o.elem_size;
+                            row_stride[k] = o.strides[rank - 1];
+                        }
+                    }
+                    auto *out = out_transposed_ ? scratch + out_tile_slot_ + (r - r0) * out_tile_pitch_ * out_size_
+                                                : static_cast<unsigned char *>(output) +
+                                                      (off[n_ops] + r * out_strides_[rank - 2]) * out_size_;
+                    eval_block(scratch, ptr.data(), row_stride.data(), view.data(), stride.data(), 0, out,
+                               out_transposed_ ? 1 : out_strides_[rank - 1], len, stream_ && !out_transposed_);
+                }
+                if (out_transposed_) // column j of the tile is a contiguous run of the output
+                    out_transpose_(scratch + out_tile_slot_, out_tile_pitch_,
+                                   static_cast<unsigned char *>(output) + (off[n_ops] + r0) * out_size_,
+                                   out_strides_[rank - 1], len, tile, stream_);
+            }
+        }
+        if (stream_) hwy::FlushStream();
+    }
+
+    void run(const void *const *inputs, void *output, int64_t begin, int64_t end, unsigned char *scratch) const {
+        const size_t rank = shape_.size(), n_ops = operands_.size(), inner = rank - 1;
+        auto strides = [&](size_t k) -> const dims & { return k < n_ops ? operands_[k].strides : out_strides_; };
         small_buffer<int64_t, 8> idx(rank);
         for (size_t d = rank, rest = begin; d-- > 0;) idx[d] = rest % shape_[d], rest /= shape_[d];
+        // Offsets (elements) of the current row's first element, per operand
+        // and then the output, kept up to date as the row index advances.
+        small_buffer<int64_t, 16> row_off(n_ops + 1);
+        for (size_t k = 0; k <= n_ops; ++k) {
+            row_off[k] = 0;
+            for (size_t d = 0; d < inner; ++d) row_off[k] += idx[d] * strides(k)[d];
+        }
         small_buffer<const unsigned char *, 8> ptr(n_ops);
         small_buffer<const void *, 16> view(n_ops + nodes_.size());
         small_buffer<int64_t, 16> stride(n_ops + nodes_.size());
-        for (int64_t pos = begin; pos < end;) {
-            const int64_t row = std::min(shape_[rank - 1] - idx[rank - 1], end - pos);
-            for (size_t k = 0; k < n_ops; ++k) {
-                int64_t off = 0;
-                for (size_t d = 0; d < rank; ++d) off += idx[d] * operands_[k].strides[d];
-                ptr[k] = static_cast<const unsigned char *>(inputs[operands_[k].port]) + off * operands_[k].elem_size;
+        // Moves to the row `count` rows on along dim inner - 1, carrying into the outer dims.
+        auto next_rows = [&](int64_t count) {
+            idx[inner] = 0;
+            for (size_t d = inner; d-- > 0; count = 1) {
+                idx[d] += count;
+                for (size_t k = 0; k <= n_ops; ++k) row_off[k] += count * strides(k)[d];
+                if (idx[d] < shape_[d]) break;
+                for (size_t k = 0; k <= n_ops; ++k) row_off[k] -= strides(k)[d] * shape_[d];
+                idx[d] = 0;
             }
-            int64_t out_off = 0;
-            for (size_t d = 0; d < rank; ++d) out_off += idx[d] * out_strides_[d];
-            auto *out = static_cast<unsigned char *>(output) + out_off * out_size_;
+        };
+        for (int64_t pos = begin; pos < end;) {
+            const int64_t first = idx[inner], row = std::min(shape_[inner] - first, end - pos);
+            // Short whole rows of a one-op partition: many rows in one call.
+            const int64_t whole_rows = rows_path_ && first == 0 && inner > 0
+                                           ? std::min(shape_[inner - 1] - idx[inner - 1], (end - pos) / shape_[inner])
+                                           : 0;
+            if (whole_rows > 1) {
+                const node_plan &p = nodes_[0];
+                const operand_plan &a = operands_[p.arg[0]], &b = operands_[p.arg[1]];
+                p.rows(static_cast<const unsigned char *>(inputs[a.port]) + row_off[p.arg[0]] * a.elem_size,
+                       inner_strides_[p.arg[0]], a.strides[inner - 1],
+                       static_cast<const unsigned char *>(inputs[b.port]) + row_off[p.arg[1]] * b.elem_size,
+                       inner_strides_[p.arg[1]], b.strides[inner - 1],
+                       static_cast<unsigned char *>(output) + row_off[n_ops] * out_size_, out_strides_[inner - 1],
+                       shape_[inner], whole_rows, stream_);
+                pos += whole_rows * shape_[inner];
+                if (pos < end) next_rows(whole_rows);
+                continue;
+            }
+            for (size_t k = 0; k < n_ops; ++k)
+                ptr[k] = static_cast<const unsigned char *>(inputs[operands_[k].port]) +
+                         (row_off[k] + first * inner_strides_[k]) * operands_[k].elem_size;
+            auto *out =
+                static_cast<unsigned char *>(output) + (row_off[n_ops] + first * out_strides_[inner]) * out_size_;
             for (int64_t b = 0; b < row; b += block_)
-                eval_block(scratch, ptr.data(), view.data(), stride.data(), b,
-                           out + b * out_strides_[rank - 1] * out_size_, std::min(block_, row - b));
+                eval_block(scratch, ptr.data(), inner_strides_.data(), view.data(), stride.data(), b,
+                           out + b * out_strides_[inner] * out_size_, out_strides_[inner], std::min(block_, row - b),
+                           stream_);
             pos += row;
-            idx[rank - 1] += row;
-            for (size_t d = rank - 1; d > 0 && idx[d] == shape_[d]; --d) idx[d] = 0, ++idx[d - 1];
+            idx[inner] += row;
+            if (idx[inner] == shape_[inner] && pos < end) next_rows(1);
         }
         if (stream_) hwy::FlushStream(); // make the streamed output visible to the threads that read it next
     }
 
     // view/stride: operands at index k, node results at index operands + n.
-    void eval_block(unsigned char *scratch, const unsigned char *const *row_ptr, const void **view, int64_t *stride,
-                    int64_t first, unsigned char *out, int64_t len) const {
-        const int64_t inner = static_cast<int64_t>(shape_.size()) - 1;
+    // row_ptr/row_stride: each operand's elements along the block's row.
+    // out/out_stride: where the block's results go; stream: non-temporal
+    // stores where they are written directly.
+    void eval_block(unsigned char *scratch, const unsigned char *const *row_ptr, const int64_t *row_stride,
+                    const void **view, int64_t *stride, int64_t first, unsigned char *out, int64_t out_stride,
+                    int64_t len, bool stream) const {
         const size_t n_ops = operands_.size();
         for (size_t k = 0; k < n_ops; ++k) {
             const auto &o = operands_[k];
-            const int64_t s = o.strides[inner];
+            const int64_t s = row_stride[k];
             const unsigned char *p = row_ptr[k] + first * s * o.elem_size;
             if (s == 0 || s == 1) {
                 view[k] = p, stride[k] = s;
@@ -158,7 +401,6 @@ private:
                 view[k] = scratch + o.gather_slot, stride[k] = 1;
             }
         }
-        const int64_t out_stride = out_strides_[inner];
         for (size_t n = 0; n < nodes_.size(); ++n) {
             const node_plan &p = nodes_[n];
             const void *a[2];
@@ -170,7 +412,7 @@ private:
             const bool scalar = sa[0] == 0 && sa[1] == 0; // one value for the whole block
             const bool direct = n + 1 == nodes_.size() && out_stride == 1 && !scalar;
             unsigned char *dest = direct ? out : scratch + p.res_slot;
-            p.fn(a[0], sa[0], a[1], sa[1], dest, scalar ? 1 : len, direct && stream_);
+            p.fn(a[0], sa[0], a[1], sa[1], dest, scalar ? 1 : len, direct && stream);
             view[n_ops + n] = dest, stride[n_ops + n] = scalar ? 0 : 1;
         }
         const size_t last = n_ops + nodes_.size() - 1;
@@ -179,11 +421,21 @@ private:
 
     std::vector<int64_t> shape_, out_strides_;
     std::vector<operand_plan> operands_;
+    std::vector<int64_t> inner_strides_; // each operand's stride along the inner dim
     std::vector<node_plan> nodes_;
     size_t out_size_ = 0, scratch_bytes_ = 0;
-    int64_t block_ = kMaxBlock; // elements per block
-    bool stream_ = false;       // non-temporal stores for the output
-    int64_t total_;             // elements of the output
+    int64_t block_ = kMaxBlock;   // elements per block
+    bool stream_ = false;         // non-temporal stores for the output
+    bool panels_ = false;         // a transposing operand: walk panels (execute_panels)
+    bool rows_path_ = false;      // whole short rows in one call (run)
+    int64_t panel_cols_ = 128;    // columns per panel, at most block_
+    int64_t tile_rows_ = 0;       // rows of a panel's tiles
+    bool out_transposed_ = false; // panels write the output through a tile, a column at a time
+    size_t out_tile_slot_ = 0;
+    int64_t out_tile_pitch_ = 0;
+    transpose_fn out_transpose_ = nullptr;
+    size_t packed_slot_ = 0; // columns of a tile before its transpose
+    int64_t total_;          // elements of the output
 };
 
 } // namespace

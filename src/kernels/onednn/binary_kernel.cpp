@@ -190,6 +190,13 @@ fused_expr at_least_2d(const fused_expr &e) {
 } // namespace
 
 std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &flat, const onednn_options &opt, std::string &why) {
+    // Chunks split the outermost dim; rows must be contiguous for oneDNN's
+    // JIT to stream them (a transposing partition is tiled by the native kernel).
+    const size_t inner = flat.shape.size() - 1;
+    if (flat.out_strides[inner] != 1) return why = "the output's inner dim is not contiguous", nullptr;
+    for (const auto &o : flat.operands)
+        if (o.strides[inner] != 0 && o.strides[inner] != 1)
+            return why = "an input is read across the inner dim (a transposing partition)", nullptr;
     const fused_expr e = at_least_2d(flat);
     memory::data_type src_dt = memory::data_type::undef, dst_dt = memory::data_type::undef;
     for (const expr_node &node : e.nodes) {
