@@ -132,6 +132,13 @@ template <typename T> void set_attr_values(fusebox_op_t op, fusebox_op_attr_t na
         fb::detail::access::set_attr(op->o, static_cast<fb::op::attr>(name), values[0]);
 }
 
+// A compiled partition that was compiled.
+const fusebox_compiled_partition &compiled(const_fusebox_compiled_partition_t cp) {
+    const auto &c = checked(cp, "compiled partition is null");
+    if (!c.compiled) bad("the compiled partition was never compiled (call fusebox_partition_compile)");
+    return c;
+}
+
 } // namespace
 
 extern "C" {
@@ -533,14 +540,6 @@ fusebox_status_t fusebox_compiled_partition_create(fusebox_compiled_partition_t 
             new fusebox_compiled_partition{checked(partition, "partition is null").p, {}, false, {}, {}};
     });
 }
-
-namespace {
-const fusebox_compiled_partition &compiled(const_fusebox_compiled_partition_t cp) {
-    const auto &c = checked(cp, "compiled partition is null");
-    if (!c.compiled) bad("the compiled partition was never compiled (call fusebox_partition_compile)");
-    return c;
-}
-} // namespace
 
 fusebox_status_t fusebox_compiled_partition_execute(const_fusebox_compiled_partition_t compiled_partition,
                                                     fusebox_stream_t stream, size_t num_inputs,

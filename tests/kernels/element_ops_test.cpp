@@ -73,4 +73,115 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
     std::printf("\n");
 }
 
+// Inputs whose sums (or comparisons) hit every rounding case of a
+// half-precision output, repeated across 256 elements so that each lands in
+// every lane of the vector bodies (both halves of a two-vector narrowing).
+void check_crafted(binary_fn fn, op::kind kind, dt t, const std::vector<std::pair<uint16_t, uint16_t>> &pairs,
+                   const char *isa) {
+    const int64_t n = 256;
+    buffer a(logical_tensor(0, t, dims{n})), b(logical_tensor(1, t, dims{n}));
+    auto *pa = static_cast<uint16_t *>(a.data()), *pb = static_cast<uint16_t *>(b.data());
+    for (int64_t i = 0; i < n; ++i) {
+        const auto &[x, y] = pairs[static_cast<size_t>(i + i / static_cast<int64_t>(pairs.size())) % pairs.size()];
+        pa[i] = x, pb[i] = y;
+    }
+    const dt to = kind == op::kind::Equal ? dt::boolean : t;
+    for (bool stream : {false, true}) {
+        buffer got(logical_tensor(2, to, dims{n})), want(logical_tensor(2, to, dims{n}));
+        fn(a.data(), 1, b.data(), 1, got.data(), n, stream);
+        for (int64_t i = 0; i < n; ++i) ref_element(kind, t, a.data(), i, t, b.data(), i, to, want.data(), i);
+        // Bit for bit, except that a NaN may carry any payload (IEEE 754 leaves
+        // it open); it must still be a NaN, and a quiet one.
+        EXPECT_TRUE(same_elements(want, got))
+            << isa << " " << op_kind_name(kind) << " " << data_type_name(t) << " stream=" << stream;
+        if (to != dt::boolean)
+            for (int64_t i = 0; i < n; ++i) {
+                const uint16_t bits = static_cast<const uint16_t *>(got.data())[i];
+                const uint16_t exp = t == dt::bf16 ? 0x7F80 : 0x7C00, quiet = t == dt::bf16 ? 0x0040 : 0x0200;
+                if ((bits & exp) == exp && (bits & (exp ^ 0x7FFF))) {
+                    EXPECT_TRUE(bits & quiet) << isa << " " << data_type_name(t) << " signalling NaN out at " << i;
+                }
+            }
+    }
+}
+
+TEST(element_ops, half_precision_rounding_cases_in_vector_bodies) {
+    // bf16: ties to even (down and up), carry into the exponent, overflow to
+    // inf, subnormal sums (and one reaching the smallest normal), signalling
+    // NaNs quieted with their payload, signed zeros, inf - inf.
+    const std::vector<std::pair<uint16_t, uint16_t>> bf16_add = {
+        {0x3F80, 0x3B80}, {0x3F81, 0x3B80}, {0x3FFF, 0x3B80}, {0x7F7F, 0x7F7F}, {0xFF7F, 0xFF7F}, {0x0001, 0x0001},
+        {0x007F, 0x0001}, {0x8001, 0x0003}, {0x7F81, 0x3F80}, {0xFF81, 0x3F80}, {0x3F80, 0x7FA0}, {0x8000, 0x8000},
+        {0x0000, 0x8000}, {0x7F80, 0xFF80}, {0x4049, 0xC049}, {0x3F80, 0x3F80}};
+    // f16: the same cases in f16's encoding.
+    const std::vector<std::pair<uint16_t, uint16_t>> f16_add = {
+        {0x3C00, 0x1000}, {0x3C01, 0x1000}, {0x3FFF, 0x1000}, {0x7BFF, 0x7BFF}, {0xFBFF, 0xFBFF}, {0x0001, 0x0001},
+        {0x03FF, 0x0001}, {0x8001, 0x0003}, {0x7C01, 0x3C00}, {0xFC01, 0x3C00}, {0x3C00, 0x7E10}, {0x8000, 0x8000},
+        {0x0000, 0x8000}, {0x7C00, 0xFC00}, {0x4248, 0xC248}, {0x3C00, 0x3C00}};
+    // Equal: signed zeros equal, NaN never (even with equal bits), subnormals
+    // and infinities by value, neighbours unequal.
+    const std::vector<std::pair<uint16_t, uint16_t>> bf16_equal = {
+        {0x0000, 0x8000}, {0x8000, 0x8000}, {0x7FC0, 0x7FC0}, {0x7F81, 0x7F81}, {0x0001, 0x0001},
+        {0x0001, 0x0002}, {0x7F80, 0x7F80}, {0x7F80, 0xFF80}, {0x3F80, 0x3F81}, {0x3F80, 0x3F80}};
+    const std::vector<std::pair<uint16_t, uint16_t>> f16_equal = {
+        {0x0000, 0x8000}, {0x8000, 0x8000}, {0x7E00, 0x7E00}, {0x7C01, 0x7C01}, {0x0001, 0x0001},
+        {0x0001, 0x0002}, {0x7C00, 0x7C00}, {0x7C00, 0xFC00}, {0x3C00, 0x3C01}, {0x3C00, 0x3C00}};
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target()) {
+        const int h = detail::dtype_index(dt::f16), bh = detail::dtype_index(dt::bf16);
+        check_crafted(ops->add[bh][bh], op::kind::Add, dt::bf16, bf16_add, ops->isa);
+        check_crafted(ops->add[h][h], op::kind::Add, dt::f16, f16_add, ops->isa);
+        check_crafted(ops->equal[bh], op::kind::Equal, dt::bf16, bf16_equal, ops->isa);
+        check_crafted(ops->equal[h], op::kind::Equal, dt::f16, f16_equal, ops->isa);
+    }
+}
+
+TEST(element_ops, row_loops_equal_their_loop_per_row) {
+    std::mt19937_64 rng(5);
+    const dt all[] = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8,  dt::u8,      dt::s16,
+                      dt::u16, dt::s32,  dt::u32, dt::s64, dt::u64, dt::boolean, dt::string};
+    const int64_t rows = 5, n = 37, pitch = 45; // rows of 37 elements, 45 apart
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
+        for (dt x : all)
+            for (dt y : all)
+                for (op::kind kind : {op::kind::Add, op::kind::Equal}) {
+                    const int ix = detail::dtype_index(x), iy = detail::dtype_index(y);
+                    const auto rows_fn = kind == op::kind::Add ? ops->add_rows[ix][iy] : ops->equal_rows[ix];
+                    if (!rows_fn || (kind == op::kind::Equal && x != y)) continue;
+                    const dt to = kind == op::kind::Equal ? dt::boolean : x == y ? x : dt::f32;
+                    buffer a(logical_tensor(0, x, dims{rows * pitch})), b(logical_tensor(1, y, dims{n}));
+                    fill(a, rng);
+                    fill(b, rng);
+                    buffer got(logical_tensor(2, to, dims{rows * pitch})),
+                        want(logical_tensor(2, to, dims{rows * pitch}));
+                    rows_fn(a.data(), 1, pitch, b.data(), 1, 0, got.data(), pitch, n, rows, false); // b: every row
+                    for (int64_t r = 0; r < rows; ++r)
+                        for (int64_t i = 0; i < n; ++i)
+                            ref_element(kind, x, a.data(), r * pitch + i, y, b.data(), i, to, want.data(),
+                                        r * pitch + i);
+                    EXPECT_TRUE(same_elements(want, got)) // gaps between the rows stay 0 in both
+                        << ops->isa << " " << op_kind_name(kind) << " " << data_type_name(x) << ","
+                        << data_type_name(y);
+                }
+}
+
+TEST(element_ops, transposes_of_every_element_size) {
+    std::mt19937_64 rng(3);
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
+        for (int size = 0; size < 4; ++size) {
+            const size_t es = size_t{1} << size;
+            const int64_t rows = 37, cols = 70, src_pitch = rows + 5, dst_pitch = cols + 3;
+            std::vector<unsigned char> src(static_cast<size_t>(cols * src_pitch) * es + 8), got, want;
+            for (auto &c : src) c = static_cast<unsigned char>(rng());
+            for (bool stream : {false, true}) {
+                got.assign(static_cast<size_t>(rows * dst_pitch) * es + 64, 0xA5);
+                want = got;
+                ops->transpose[size](src.data(), src_pitch, got.data(), dst_pitch, rows, cols, stream);
+                for (int64_t r = 0; r < rows; ++r)
+                    for (int64_t j = 0; j < cols; ++j)
+                        std::memcpy(want.data() + (r * dst_pitch + j) * es, src.data() + (j * src_pitch + r) * es, es);
+                EXPECT_EQ(got, want) << ops->isa << " " << es << "-byte elements, stream=" << stream;
+            }
+        }
+}
+
 } // namespace

@@ -27,6 +27,9 @@ namespace {
 // the engine's allocator.
 constexpr int64_t kMaxBlock = 512, kMinBlock = 64;
 constexpr size_t kStackScratch = 32 << 10;
+// Bytes ahead of a streaming chain's loads that its operands are prefetched
+// (as the element loops do for a single op).
+constexpr int64_t kPrefetchAhead = 1024;
 // Rows shorter than this (elements) of a one-op partition run many to a call.
 constexpr int64_t kShortRow = 1024;
 // Panels of a transposing partition: bytes of a transposed operand's tile.
@@ -396,6 +399,11 @@ private:
             const unsigned char *p = row_ptr[k] + first * s * o.elem_size;
             if (s == 0 || s == 1) {
                 view[k] = p, stride[k] = s;
+                // Chains: only the last op's loop prefetches (its inputs); the
+                // block's operands are fetched ahead here.
+                if (stream && s == 1 && nodes_.size() > 1)
+                    for (int64_t b = 0; b < len * static_cast<int64_t>(o.elem_size); b += 64)
+                        __builtin_prefetch(p + kPrefetchAhead + b, 0, 3);
             } else {
                 copy_elements(scratch + o.gather_slot, 1, p, s, len, o.elem_size);
                 view[k] = scratch + o.gather_slot, stride[k] = 1;
@@ -441,12 +449,16 @@ private:
 } // namespace
 
 // Such outputs would not stay in cache anyway, and skipping the
-// read-for-ownership saves a quarter of an Add's memory traffic.
+// read-for-ownership saves a quarter of an Add's memory traffic. Half the
+// last-level cache, between 8 and 32 MiB: virtual machines and chiplet CPUs
+// report a last-level cache far larger than one partition can keep its output
+// in (480 MiB on the machine of doc/PERFORMANCE.md, where streaming already
+// wins at 100 MiB).
 int64_t stream_threshold_bytes() {
     static const int64_t bytes = [] {
         long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
         if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-        return std::max<int64_t>(int64_t{8} << 20, llc / 2);
+        return std::clamp<int64_t>(llc / 2, int64_t{8} << 20, int64_t{32} << 20);
     }();
     return bytes;
 }

@@ -12,7 +12,7 @@ namespace fusebox::detail {
 std::unique_ptr<kernel> make_native_kernel(const fused_expr &e);
 
 /// Jobs streaming at least this many bytes write their output with
-/// non-temporal stores (half the last-level cache, at least 8 MiB).
+/// non-temporal stores (half the last-level cache, between 8 and 32 MiB).
 int64_t stream_threshold_bytes();
 
 } // namespace fusebox::detail
