@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/access.hpp"
@@ -46,6 +47,17 @@ struct fusebox_tensor {
 
 namespace {
 
+// A C enumeration value as the C++ enum class with the same values. A C enum
+// object may hold any int, a C++ one only its enumerators' range: the value's
+// bits are copied, never loaded as the C type.
+template <typename Cpp, typename C> Cpp from_c(const C &value) {
+    static_assert(std::is_enum_v<C> && std::is_enum_v<Cpp>);
+    std::underlying_type_t<C> raw;
+    std::memcpy(&raw, &value, sizeof raw);
+    return static_cast<Cpp>(raw);
+}
+
+
 thread_local std::string last_error;
 
 [[noreturn]] void bad(const char *what) { fb::detail::fail(fb::status::invalid_arguments, what); }
@@ -81,9 +93,9 @@ fb::logical_tensor to_cpp(const fusebox_logical_tensor_t *c) {
     if (c->ndims < FUSEBOX_UNKNOWN_NDIMS || c->ndims > FUSEBOX_MAX_NDIMS)
         fb::detail::fail(fb::status::invalid_arguments, "logical tensor ", c->id, ": ndims ", c->ndims,
                          " is not in [-1, ", FUSEBOX_MAX_NDIMS, "]");
-    const auto dt = static_cast<fb::data_type>(c->data_type);
-    const auto layout = static_cast<fb::logical_tensor::layout_type>(c->layout_type);
-    const auto property = static_cast<fb::logical_tensor::property_type>(c->property);
+    const auto dt = from_c<fb::data_type>(c->data_type);
+    const auto layout = from_c<fb::logical_tensor::layout_type>(c->layout_type);
+    const auto property = from_c<fb::logical_tensor::property_type>(c->property);
     if (c->ndims < 0) return fb::logical_tensor(c->id, dt, c->ndims, layout, property);
     const fb::logical_tensor::dims dims(c->dims, c->dims + c->ndims);
     if (layout == fb::logical_tensor::layout_type::strided)
@@ -120,16 +132,16 @@ template <typename T> void set_attr_values(fusebox_op_t op, fusebox_op_attr_t na
     const bool list = (v >= 0x20 && v < 0x30) || (v >= 0x40 && v < 0x60) || name == fusebox_op_attr_consumed_inputs;
     if (list) {
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, int64_t>)
-            fb::detail::access::set_attr(op->o, static_cast<fb::op::attr>(name), values);
+            fb::detail::access::set_attr(op->o, from_c<fb::op::attr>(name), values);
         else
             bad("a list attribute takes f32 or s64 values");
         return;
     }
     if (len != 1) fb::detail::fail(fb::status::invalid_arguments, "attribute ", v, " takes one value, got ", len);
     if constexpr (std::is_same_v<T, uint8_t>)
-        fb::detail::access::set_attr(op->o, static_cast<fb::op::attr>(name), values[0] != 0);
+        fb::detail::access::set_attr(op->o, from_c<fb::op::attr>(name), values[0] != 0);
     else
-        fb::detail::access::set_attr(op->o, static_cast<fb::op::attr>(name), values[0]);
+        fb::detail::access::set_attr(op->o, from_c<fb::op::attr>(name), values[0]);
 }
 
 // A compiled partition that was compiled.
@@ -159,13 +171,13 @@ fusebox_status_t fusebox_allocator_destroy(fusebox_allocator_t allocator) {
 }
 
 size_t fusebox_engine_get_count(fusebox_engine_kind_t kind) {
-    return fb::engine::get_count(static_cast<fb::engine::kind>(kind));
+    return fb::engine::get_count(from_c<fb::engine::kind>(kind));
 }
 
 fusebox_status_t fusebox_engine_create(fusebox_engine_t *engine, fusebox_engine_kind_t kind, size_t index) {
     return guarded([&] {
         checked(engine, "engine is null");
-        *engine = new fusebox_engine{fusebox::engine(static_cast<fb::engine::kind>(kind), index)};
+        *engine = new fusebox_engine{fusebox::engine(from_c<fb::engine::kind>(kind), index)};
     });
 }
 
@@ -174,7 +186,7 @@ fusebox_status_t fusebox_make_engine_with_allocator(fusebox_engine_t *engine, fu
     return guarded([&] {
         checked(engine, "engine is null");
         const auto &a = checked(alloc, "allocator is null");
-        *engine = new fusebox_engine{fb::make_engine_with_allocator(static_cast<fb::engine::kind>(kind), index, a.a)};
+        *engine = new fusebox_engine{fb::make_engine_with_allocator(from_c<fb::engine::kind>(kind), index, a.a)};
     });
 }
 
@@ -219,9 +231,9 @@ fusebox_status_t fusebox_logical_tensor_init(fusebox_logical_tensor_t *c_lt, siz
         if (ndims > FUSEBOX_MAX_NDIMS)
             fb::detail::fail(fb::status::invalid_arguments, "logical tensor ", tid, ": ndims ", ndims, " exceeds ",
                              FUSEBOX_MAX_NDIMS);
-        *c_lt = to_c(fb::logical_tensor(tid, static_cast<fb::data_type>(dtype), ndims,
-                                        static_cast<fb::logical_tensor::layout_type>(ltype),
-                                        static_cast<fb::logical_tensor::property_type>(ptype)));
+        *c_lt = to_c(fb::logical_tensor(tid, from_c<fb::data_type>(dtype), ndims,
+                                        from_c<fb::logical_tensor::layout_type>(ltype),
+                                        from_c<fb::logical_tensor::property_type>(ptype)));
     });
 }
 
@@ -235,10 +247,10 @@ fusebox_status_t fusebox_logical_tensor_init_with_dims(fusebox_logical_tensor_t 
             fb::detail::fail(fb::status::invalid_arguments, "logical tensor ", tid, ": ndims ", ndims,
                              " is not in [0, ", FUSEBOX_MAX_NDIMS, "]");
         if (!dims && ndims) bad("dims is null");
-        *c_lt = to_c(fb::logical_tensor(tid, static_cast<fb::data_type>(dtype),
+        *c_lt = to_c(fb::logical_tensor(tid, from_c<fb::data_type>(dtype),
                                         fb::logical_tensor::dims(dims, dims + ndims),
-                                        static_cast<fb::logical_tensor::layout_type>(ltype),
-                                        static_cast<fb::logical_tensor::property_type>(ptype)));
+                                        from_c<fb::logical_tensor::layout_type>(ltype),
+                                        from_c<fb::logical_tensor::property_type>(ptype)));
     });
 }
 
@@ -253,8 +265,8 @@ fusebox_status_t fusebox_logical_tensor_init_with_strides(fusebox_logical_tensor
                              " is not in [0, ", FUSEBOX_MAX_NDIMS, "]");
         if ((!dims || !strides) && ndims) bad("dims or strides is null");
         *c_lt = to_c(fb::logical_tensor(
-            tid, static_cast<fb::data_type>(dtype), fb::logical_tensor::dims(dims, dims + ndims),
-            fb::logical_tensor::dims(strides, strides + ndims), static_cast<fb::logical_tensor::property_type>(ptype)));
+            tid, from_c<fb::data_type>(dtype), fb::logical_tensor::dims(dims, dims + ndims),
+            fb::logical_tensor::dims(strides, strides + ndims), from_c<fb::logical_tensor::property_type>(ptype)));
     });
 }
 
@@ -303,7 +315,7 @@ fusebox_status_t fusebox_tensor_get_logical_tensor(const_fusebox_tensor_t tensor
 fusebox_status_t fusebox_op_create(fusebox_op_t *op, size_t id, fusebox_op_kind_t kind, const char *verbose_name) {
     return guarded([&] {
         checked(op, "op is null");
-        *op = new fusebox_op{fusebox::op(id, static_cast<fb::op::kind>(kind), verbose_name ? verbose_name : "")};
+        *op = new fusebox_op{fusebox::op(id, from_c<fb::op::kind>(kind), verbose_name ? verbose_name : "")};
     });
 }
 
@@ -338,7 +350,7 @@ fusebox_status_t fusebox_op_set_attr_str(fusebox_op_t op, fusebox_op_attr_t name
     return guarded([&] {
         if (!value && value_len) bad("attribute value is null");
         checked(op, "op is null")
-            .o.set_attr(static_cast<fb::op::attr>(name), std::string(value ? value : "", value_len));
+            .o.set_attr(from_c<fb::op::attr>(name), std::string(value ? value : "", value_len));
     });
 }
 
@@ -361,7 +373,7 @@ fusebox_status_t fusebox_graph_create_with_fpmath_mode(fusebox_graph_t *graph, f
     return guarded([&] {
         checked(graph, "graph is null");
         *graph = new fusebox_graph{
-            fusebox::graph(static_cast<fb::engine::kind>(engine_kind), static_cast<fb::fpmath_mode>(mode)), {}};
+            fusebox::graph(from_c<fb::engine::kind>(engine_kind), from_c<fb::fpmath_mode>(mode)), {}};
     });
 }
 
@@ -371,7 +383,7 @@ fusebox_status_t fusebox_graph_destroy(fusebox_graph_t graph) {
 
 fusebox_status_t fusebox_graph_set_fpmath_mode(fusebox_graph_t graph, fusebox_fpmath_mode_t mode, int apply_to_int) {
     return guarded([&] {
-        checked(graph, "graph is null").g.set_fpmath_mode(static_cast<fb::fpmath_mode>(mode), apply_to_int != 0);
+        checked(graph, "graph is null").g.set_fpmath_mode(from_c<fb::fpmath_mode>(mode), apply_to_int != 0);
     });
 }
 
@@ -403,7 +415,7 @@ fusebox_status_t fusebox_graph_is_finalized(fusebox_graph_t graph, uint8_t *fina
 fusebox_status_t fusebox_graph_filter(fusebox_graph_t graph, fusebox_partition_policy_t policy) {
     return guarded([&] {
         auto &g = checked(graph, "graph is null");
-        g.parts = g.g.get_partitions(static_cast<fb::partition::policy>(policy));
+        g.parts = g.g.get_partitions(from_c<fb::partition::policy>(policy));
     });
 }
 
@@ -434,7 +446,7 @@ fusebox_status_t fusebox_partition_create_with_op(fusebox_partition_t *partition
     return guarded([&] {
         checked(partition, "partition is null");
         *partition = new fusebox_partition{
-            fusebox::partition(checked(op, "op is null").o, static_cast<fb::engine::kind>(ekind))};
+            fusebox::partition(checked(op, "op is null").o, from_c<fb::engine::kind>(ekind))};
     });
 }
 
@@ -599,17 +611,17 @@ fusebox_status_t fusebox_get_constant_tensor_cache(int *flag) {
 }
 
 fusebox_status_t fusebox_set_constant_tensor_cache_capacity(fusebox_engine_kind_t eng_kind, size_t size) {
-    return guarded([&] { fb::set_constant_tensor_cache_capacity(static_cast<fb::engine::kind>(eng_kind), size); });
+    return guarded([&] { fb::set_constant_tensor_cache_capacity(from_c<fb::engine::kind>(eng_kind), size); });
 }
 
 fusebox_status_t fusebox_get_constant_tensor_cache_capacity(fusebox_engine_kind_t eng_kind, size_t *size) {
     return guarded([&] {
-        checked(size, "size is null") = fb::get_constant_tensor_cache_capacity(static_cast<fb::engine::kind>(eng_kind));
+        checked(size, "size is null") = fb::get_constant_tensor_cache_capacity(from_c<fb::engine::kind>(eng_kind));
     });
 }
 
 fusebox_status_t fusebox_set_dump_mode(fusebox_dump_mode_t modes) {
-    fusebox_status_t s = static_cast<fusebox_status_t>(fb::set_dump_mode(static_cast<fb::graph_dump_mode>(modes)));
+    fusebox_status_t s = static_cast<fusebox_status_t>(fb::set_dump_mode(from_c<fb::graph_dump_mode>(modes)));
     last_error = s == fusebox_success ? "" : "fusebox: set_dump_mode: unknown mode bits";
     return s;
 }

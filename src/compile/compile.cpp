@@ -28,10 +28,12 @@ onednn_options options_for(fpmath_mode m) {
     return o;
 }
 
+// "72 B", "192 KiB", "96 MiB" (rounded to nearest; no overflow for any size).
 std::string bytes_text(int64_t bytes) {
     if (bytes < 1024) return std::to_string(bytes) + " B";
-    if (bytes < (int64_t{1} << 20)) return std::to_string((bytes + 512) >> 10) + " KiB";
-    return std::to_string((bytes + (1 << 19)) >> 20) + " MiB";
+    const int shift = bytes < (int64_t{1} << 20) ? 10 : 20;
+    const int64_t whole = bytes >> shift, rounded = whole + ((bytes >> (shift - 1)) & 1);
+    return std::to_string(rounded) + (shift == 10 ? " KiB" : " MiB");
 }
 
 // Partitions touching less than this run on the native kernel, inline on the

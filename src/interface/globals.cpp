@@ -11,9 +11,7 @@
 #include "kernels/native/binary_ops.hpp"
 #include "kernels/native/expr_kernel.hpp"
 
-#ifndef FUSEBOX_GIT_HASH
-#define FUSEBOX_GIT_HASH "unknown"
-#endif
+#include "fusebox_git_hash.h" // generated at build time: FUSEBOX_GIT_HASH
 
 namespace fusebox {
 namespace {

@@ -128,4 +128,20 @@ TEST(hardening, ranks_beyond_64_are_refused) {
     EXPECT_NO_THROW(lt(0, dt::f32, dims(64, 1)));
 }
 
+// An output that is addressable while the bytes of all its operands together
+// are not (two broadcast f64 vectors, a 2^62-element boolean output): the
+// kernel choice and its reason saturate instead of overflowing.
+TEST(hardening, operand_bytes_beyond_int64_at_compile) {
+    const engine eng(engine::kind::cpu);
+    const int64_t n = int64_t{1} << 31;
+    const lt a(0, dt::f64, {n, 1}), b(1, dt::f64, {1, n});
+    graph g(engine::kind::cpu);
+    g.add_op(op(0, op::kind::Equal, {a, b}, {lt(2, dt::boolean, lt::layout_type::any)}));
+    g.finalize();
+    auto part = g.get_partitions().at(0);
+    compiled_partition cp = part.compile({a, b}, {lt(2, dt::boolean, lt::layout_type::any)}, eng);
+    EXPECT_EQ(cp.query_logical_tensor(2).get_mem_size(), size_t{1} << 62);
+    EXPECT_EQ(cp.get_impl_info().rfind("native", 0), 0u);
+}
+
 } // namespace
