@@ -513,7 +513,10 @@ void case_knobs::apply(graph_case &c) const {
             for (auto *list : {&o.inputs, &o.outputs})
                 for (auto &t : *list)
                     if (!inputs.count(t.id)) {
-                        if (t.known_rank && t.layout == logical_tensor::layout_type::strided && !t.strides.empty()) {
+                        // --mb keeps every tensor's dim order; --in-shapes sets the inputs'
+                        // layouts, and the outputs follow them (fusebox's any).
+                        if (in_shapes.empty() && t.known_rank && t.layout == logical_tensor::layout_type::strided &&
+                            !t.strides.empty()) {
                             t.order.resize(t.strides.size());
                             std::iota(t.order.begin(), t.order.end(), size_t{0});
                             std::stable_sort(t.order.begin(), t.order.end(),
