@@ -309,15 +309,60 @@ void equal_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out
         sb);
 }
 
-// dst[r * dst_pitch + j] = src[j * src_pitch + r] for r < rows, j < cols: one
-// gather per vector of a row, a vector of columns at a time so that their
-// cache lines are read once and used for every row while in L1.
+// Transposes a square block in registers: on entry v[l] holds `lanes`
+// consecutive elements of column l, on return v[m] holds row m. Each round
+// splits every pair of vectors into its even and odd lanes, which rotates
+// the bits of (vector, lane) by one; log2(lanes) rounds swap them.
+#if HWY_TARGET != HWY_SCALAR
+template <class D, class V> HWY_INLINE void transpose_block(D d, V *v) {
+    constexpr size_t kMax = hn::MaxLanes(D());
+    const size_t lanes = hn::Lanes(d), half = lanes / 2;
+    V t[kMax];
+    for (size_t round = 1; round < lanes; round *= 2) {
+        for (size_t p = 0; p < half; ++p) {
+            t[p] = hn::ConcatEven(d, v[2 * p + 1], v[2 * p]);
+            t[p + half] = hn::ConcatOdd(d, v[2 * p + 1], v[2 * p]);
+        }
+        for (size_t i = 0; i < lanes; ++i) v[i] = t[i];
+    }
+}
+#endif
+
+// dst[r * dst_pitch + j] = src[j * src_pitch + r] for r < rows, j < cols.
+// Whole lanes-by-lanes blocks load a vector from each of `lanes` columns and
+// transpose in registers. Columns left over go a vector of columns at a time
+// through one gather per row, so that their cache lines are read once and
+// used for every row while in L1.
 template <typename T>
 void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitch, int64_t rows, int64_t cols,
                bool stream) {
     const T *src = static_cast<const T *>(src_);
     T *dst = static_cast<T *>(dst_);
     int64_t j = 0;
+#if HWY_TARGET != HWY_SCALAR
+    {
+        const hn::ScalableTag<T> d;
+        using V = decltype(hn::Zero(d));
+        const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), whole_rows = rows / lanes * lanes;
+        if (sizeof(T) >= 4 && lanes > 1 && whole_rows > 0) // narrower: too many vectors for the registers
+            for (; j + lanes <= cols; j += lanes) {
+                for (int64_t r = 0; r < whole_rows; r += lanes) {
+                    V v[hn::MaxLanes(d)];
+                    for (int64_t l = 0; l < lanes; ++l) v[l] = hn::LoadU(d, src + (j + l) * src_pitch + r);
+                    transpose_block(d, v);
+                    for (int64_t l = 0; l < lanes; ++l) {
+                        T *to = dst + (r + l) * dst_pitch + j;
+                        if (stream && reinterpret_cast<uintptr_t>(to) % (lanes * sizeof(T)) == 0)
+                            hn::Stream(v[l], d, to);
+                        else
+                            hn::StoreU(v[l], d, to);
+                    }
+                }
+                for (int64_t r = whole_rows; r < rows; ++r)
+                    for (int64_t l = 0; l < lanes; ++l) dst[r * dst_pitch + j + l] = src[(j + l) * src_pitch + r];
+            }
+    }
+#endif
     if constexpr (sizeof(T) >= 4) {
         using TI = hwy::MakeSigned<T>;
         const hn::ScalableTag<T> d;

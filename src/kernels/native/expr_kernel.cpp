@@ -34,6 +34,8 @@ constexpr int64_t kPrefetchAhead = 1024;
 constexpr int64_t kShortRow = 1024;
 // Panels of a transposing partition: bytes of a transposed operand's tile.
 constexpr int64_t kTileBytes = 32 << 10;
+// Rows ahead of a panel's current row that operands read along rows are prefetched.
+constexpr int64_t kRowsAhead = 16;
 
 template <typename T> void copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n) {
     auto *d = static_cast<T *>(dst);
@@ -302,6 +304,14 @@ private:
                 for (int64_t r = r0; r < r0 + tile; ++r) {
                     for (size_t k = 0; k < n_ops; ++k) {
                         const operand_plan &o = operands_[k];
+                        // Each row of a panel is a short run of its own: the
+                        // hardware prefetchers do not follow it in time.
+                        if (!o.transposed && o.strides[rank - 1] == 1 && r + kRowsAhead < rows) {
+                            const unsigned char *next =
+                                base[k] + (r + kRowsAhead) * o.strides[rank - 2] * static_cast<int64_t>(o.elem_size);
+                            for (int64_t b = 0; b < len * static_cast<int64_t>(o.elem_size); b += 64)
+                                hwy::Prefetch(next + b);
+                        }
                         if (o.transposed) {
                             ptr[k] = scratch + o.tile_slot + (r - r0) * o.tile_pitch * o.elem_size, row_stride[k] = 1;
                         } else {
