@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -132,6 +133,13 @@ public:
             nodes_.size() == 1 && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow &&
             out_strides_[rank - 1] == 1 &&
             std::all_of(inner_strides_.begin(), inner_strides_.end(), [](int64_t s) { return s == 0 || s == 1; });
+        // One op reading its operands in place and writing the output
+        // directly uses no scratch: a whole row per call.
+        if (nodes_.size() == 1 && out_strides_[rank - 1] == 1 &&
+            std::all_of(inner_strides_.begin(), inner_strides_.end(), [](int64_t s) { return s == 0 || s == 1; }))
+            row_block_ = std::numeric_limits<int64_t>::max();
+        else
+            row_block_ = block_;
     }
 
     // Transposing partitions. An operand read across the inner dim has its
@@ -384,10 +392,10 @@ private:
                          (row_off[k] + first * inner_strides_[k]) * operands_[k].elem_size;
             auto *out =
                 static_cast<unsigned char *>(output) + (row_off[n_ops] + first * out_strides_[inner]) * out_size_;
-            for (int64_t b = 0; b < row; b += block_)
+            for (int64_t b = 0; b < row; b += row_block_)
                 eval_block(scratch, ptr.data(), inner_strides_.data(), view.data(), stride.data(), b,
-                           out + b * out_strides_[inner] * out_size_, out_strides_[inner], std::min(block_, row - b),
-                           stream_);
+                           out + b * out_strides_[inner] * out_size_, out_strides_[inner],
+                           std::min(row_block_, row - b), stream_);
             pos += row;
             idx[inner] += row;
             if (idx[inner] == shape_[inner] && pos < end) next_rows(1);
@@ -443,6 +451,7 @@ private:
     std::vector<node_plan> nodes_;
     size_t out_size_ = 0, scratch_bytes_ = 0;
     int64_t block_ = kMaxBlock;   // elements per block
+    int64_t row_block_ = kMaxBlock; // elements per call along a row: block_, or all of it
     bool stream_ = false;         // non-temporal stores for the output
     bool panels_ = false;         // a transposing operand: walk panels (execute_panels)
     bool rows_path_ = false;      // whole short rows in one call (run)
