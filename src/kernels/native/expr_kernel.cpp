@@ -25,8 +25,10 @@ namespace {
 // Elements per block: intermediates of a block stay in L1. Scratch for up to
 // kStackScratch bytes lives on the stack; larger expressions take smaller
 // blocks, and beyond kMinBlock elements per block their scratch comes from
-// the engine's allocator.
-constexpr int64_t kMaxBlock = 512, kMinBlock = 64;
+// the engine's allocator. Chains over 2-byte elements (and narrower) take
+// half the block: measured 0.80 -> 0.87 of the roof for bf16/f16 chains, where
+// 4-byte chains lose at that size.
+constexpr int64_t kMaxBlock = 512, kMaxNarrowBlock = 256, kMinBlock = 64;
 constexpr size_t kStackScratch = 32 << 10;
 // Bytes ahead of a streaming chain's loads that its operands are prefetched
 // (as the element loops do for a single op).
@@ -92,8 +94,12 @@ public:
           out_strides_(e.out_strides), total_(e.numel()) {
         out_size_ = data_type_size(e.output.get_data_type());
         size_t slot_bytes = 8 * e.nodes.size(); // scratch per element of a block
-        for (const auto &o : e.operands) slot_bytes += data_type_size(e.inputs[o.port].get_data_type());
-        block_ = kMaxBlock;
+        size_t widest = out_size_;
+        for (const auto &o : e.operands) {
+            slot_bytes += data_type_size(e.inputs[o.port].get_data_type());
+            widest = std::max(widest, data_type_size(e.inputs[o.port].get_data_type()));
+        }
+        block_ = e.nodes.size() > 1 && widest <= 2 ? kMaxNarrowBlock : kMaxBlock;
         while (block_ > kMinBlock && block_ * slot_bytes > kStackScratch) block_ /= 2;
         auto slot = [&](size_t bytes) { return std::exchange(scratch_bytes_, scratch_bytes_ + block_ * bytes); };
         int64_t bytes_per_element = static_cast<int64_t>(out_size_);
