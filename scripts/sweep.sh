@@ -3,28 +3,32 @@
 # the direct oneDNN primitive and each size's memory roof, on six cases
 # (f32 Add, bf16 Add, Equal, a 3-Add chain, a per-channel broadcast Add, a
 # channels-last Add). Writes doc/perf/sweep.csv and draws doc/perf/sweep.svg.
-#   scripts/sweep.sh [--threads=N] [--quick]    (--quick: every 4th size, no oneDNN rows)
+#   scripts/sweep.sh [--threads=N] [--quick] [--plot-only]
+#   --quick: every 4th size, no oneDNN rows; --plot-only: redraw from the CSV
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-threads=2 quick=0
+threads=2 quick=0 plot_only=0
 for a in "$@"; do
   case "$a" in
     --threads=*) threads="${a#*=}" ;;
     --quick) quick=1 ;;
-    *) echo "usage: scripts/sweep.sh [--threads=N] [--quick]" >&2; exit 2 ;;
+    --plot-only) plot_only=1 ;;
+    *) echo "usage: scripts/sweep.sh [--threads=N] [--quick] [--plot-only]" >&2; exit 2 ;;
   esac
 done
 
 scripts/install_deps.sh
 command -v gnuplot > /dev/null || { echo "sweep: gnuplot is missing (scripts/install_deps.sh installs gnuplot-nox)" >&2; exit 1; }
-cmake --preset release > /dev/null
-cmake --build --preset release > /dev/null
-driver=./build/release/tools/fusebox-benchdnn
 out=doc/perf
-mkdir -p "$out"
 csv="$out/sweep.csv"
-echo "case,impl,threads,working_set_bytes,level,GBps,roof_GBps" > "$csv"
+driver=./build/release/tools/fusebox-benchdnn
+if [ "$plot_only" = 0 ]; then
+  cmake --preset release > /dev/null
+  cmake --build --preset release > /dev/null
+  mkdir -p "$out"
+  echo "case,impl,threads,working_set_bytes,level,GBps,roof_GBps" > "$csv"
+fi
 
 # in-shapes alternatives for one case: $1 bytes per element of the working set,
 # $2 a function printing the in-shapes for an element count.
@@ -52,12 +56,21 @@ run() { # name, case file, in-shapes, extra knobs...
       print name "," $3 "," $4 "," $5 "," $6 "," $9 "," $10 }' >> "$csv"
 }
 
+if [ "$plot_only" = 0 ]; then
 run "f32 Add" benchdnn_cases/op/add_f32.json "$(shapes_for 12 flat)" --op-attrs=0:auto_broadcast:numpy
 run "bf16 Add" benchdnn_cases/op/add_f32.json "$(shapes_for 6 flat)" --dt=bf16
 run "f32 Equal" benchdnn_cases/op/add_f32.json "$(shapes_for 9 flat)" --op-kind=0:Equal
 run "3-Add chain f32" benchdnn_cases/pattern/add_chain3_f32.json "$(shapes_for 20 chain)"
 run "per-channel Add f32" benchdnn_cases/op/add_per_channel.json "$(shapes_for 8 per_channel)"
 run "channels-last Add f32" benchdnn_cases/op/add_f32.json "$(shapes_for 12 nhwc)" --op-attrs=0:auto_broadcast:none
+fi
+
+# One block of rows per case and implementation, by size: gnuplot draws each series as one line.
+{
+  head -n 1 "$csv"
+  tail -n +2 "$csv" | awk -F, '{ print $1 "," (substr($2, 1, 4) == "dnnl") "," $0 }' |
+    sort -t, -k1,1 -k2,2n -k6,6n | cut -d, -f3-
+} > "$csv.sorted" && mv "$csv.sorted" "$csv"
 
 gnuplot <<PLOT
 set terminal svg size 1500,900 dynamic font "sans,11"
