@@ -491,7 +491,8 @@ public:
 
 private:
     friend struct detail::access;
-    void execute_checked(stream &s, const std::vector<tensor> &inputs, const std::vector<tensor> &outputs) const;
+    void execute_checked(stream &s, const tensor *const *inputs, size_t n_inputs, const tensor *const *outputs,
+                         size_t n_outputs) const;
     std::shared_ptr<const detail::compiled_impl> impl_;
 };
 

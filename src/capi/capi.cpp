@@ -9,6 +9,7 @@
 
 #include "common/access.hpp"
 #include "common/errors.hpp"
+#include "common/small_buffer.hpp"
 #include "fusebox/fusebox.h"
 
 namespace fb = fusebox;
@@ -561,10 +562,10 @@ fusebox_status_t fusebox_compiled_partition_execute(const_fusebox_compiled_parti
         const auto &cp = compiled(compiled_partition);
         auto &s = checked(stream, "stream is null");
         if ((!inputs && num_inputs) || (!outputs && num_outputs)) bad("inputs or outputs is null");
-        std::vector<fb::tensor> ins, outs;
-        for (size_t i = 0; i < num_inputs; ++i) ins.push_back(checked(inputs[i], "an input tensor is null").t);
-        for (size_t i = 0; i < num_outputs; ++i) outs.push_back(checked(outputs[i], "an output tensor is null").t);
-        cp.cp.execute(s.s, ins, outs);
+        fb::detail::small_buffer<const fb::tensor *, 16> ins(num_inputs), outs(num_outputs);
+        for (size_t i = 0; i < num_inputs; ++i) ins[i] = &checked(inputs[i], "an input tensor is null").t;
+        for (size_t i = 0; i < num_outputs; ++i) outs[i] = &checked(outputs[i], "an output tensor is null").t;
+        fb::detail::access::execute(cp.cp, s.s, ins.data(), num_inputs, outs.data(), num_outputs);
     });
 }
 

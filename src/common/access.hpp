@@ -19,6 +19,12 @@ struct access {
         o.set_attr_value(a, op::attr_value(std::move(value)));
     }
     static std::vector<logical_tensor> &outputs(op &o) { return o.outputs_; }
+    /// compiled_partition::execute over tensors given by pointer (the C API,
+    /// without copying its handles into vectors); throws fusebox::error.
+    static void execute(const compiled_partition &cp, stream &s, const tensor *const *inputs, size_t n_inputs,
+                        const tensor *const *outputs, size_t n_outputs) {
+        cp.execute_checked(s, inputs, n_inputs, outputs, n_outputs);
+    }
 };
 
 /// A logical tensor's dims as stored (empty for an unknown rank): unlike

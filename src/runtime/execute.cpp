@@ -19,14 +19,14 @@ using detail::strides_of;
 
 // The tensor bound to `port`: tensors are matched by id; the one at the
 // port's own position is tried first.
-const detail::tensor_impl &find_tensor(const std::vector<tensor> &ts, size_t position, const logical_tensor &port,
+const detail::tensor_impl &find_tensor(const tensor *const *ts, size_t n, size_t position, const logical_tensor &port,
                                        const char *what) {
-    if (position < ts.size()) {
-        const auto &impl = access::impl(ts[position]);
+    if (position < n) {
+        const auto &impl = access::impl(*ts[position]);
         if (impl && impl->lt.get_id() == port.get_id()) return *impl;
     }
-    for (const auto &t : ts) {
-        const auto &impl = access::impl(t);
+    for (size_t i = 0; i < n; ++i) {
+        const auto &impl = access::impl(*ts[i]);
         if (!impl) fail(status::invalid_arguments, "execute: an empty (default-constructed) tensor was given");
         if (impl->lt.get_id() == port.get_id()) return *impl;
     }
@@ -78,21 +78,26 @@ std::string compiled_partition::get_impl_info() const {
 
 void compiled_partition::execute(stream &s, const std::vector<tensor> &inputs,
                                  const std::vector<tensor> &outputs) const {
-    detail::translate_exceptions("execute", [&] { execute_checked(s, inputs, outputs); });
+    detail::translate_exceptions("execute", [&] {
+        detail::small_buffer<const tensor *, 16> in(inputs.size()), out(outputs.size());
+        for (size_t i = 0; i < inputs.size(); ++i) in[i] = &inputs[i];
+        for (size_t i = 0; i < outputs.size(); ++i) out[i] = &outputs[i];
+        execute_checked(s, in.data(), inputs.size(), out.data(), outputs.size());
+    });
 }
 
-void compiled_partition::execute_checked(stream &s, const std::vector<tensor> &inputs,
-                                         const std::vector<tensor> &outputs) const {
+void compiled_partition::execute_checked(stream &s, const tensor *const *inputs, size_t n_inputs,
+                                         const tensor *const *outputs, size_t n_outputs) const {
     if (!impl_) fail(status::invalid_arguments, "execute: compiled partition is empty");
     const detail::compiled_core &c = *impl_->core;
     const bool verbose = detail::verbose_enabled();
     const auto start = verbose ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     const size_t n = c.inputs.size();
-    if (inputs.size() != n || outputs.size() != 1)
+    if (n_inputs != n || n_outputs != 1)
         fail(status::invalid_arguments, "execute: partition ", impl_->partition_id, " takes ", n,
-             " inputs and 1 output, got ", inputs.size(), " and ", outputs.size());
+             " inputs and 1 output, got ", n_inputs, " and ", n_outputs);
     const detail::exec_context ctx{detail::allocator_of(s.get_engine())};
-    void *out = checked_handle(find_tensor(outputs, 0, c.output, "output"), c.output, "output");
+    void *out = checked_handle(find_tensor(outputs, n_outputs, 0, c.output, "output"), c.output, "output");
     const size_t out_size = c.output.get_mem_size();
 
     // An input that overlaps the output other than as a reported in-place
@@ -102,7 +107,7 @@ void compiled_partition::execute_checked(stream &s, const std::vector<tensor> &i
     bool any_copy = false;
     for (size_t p = 0; p < n; ++p) {
         const logical_tensor &port = c.inputs[p];
-        in[p] = checked_handle(find_tensor(inputs, p, port, "input"), port, "input");
+        in[p] = checked_handle(find_tensor(inputs, n_inputs, p, port, "input"), port, "input");
         copy[p] = overlaps(in[p], port.get_mem_size(), out, out_size);
         for (const auto &[i, o] : c.inplace) copy[p] = copy[p] && !(i == port.get_id() && in[p] == out);
         any_copy = any_copy || copy[p];
