@@ -32,6 +32,9 @@ inline std::optional<size_t> checked_mul(size_t a, size_t b) {
 /// a * b, saturating at INT64_MAX (for sizes that only steer heuristics).
 inline int64_t saturating_mul(int64_t a, int64_t b) { return checked_mul(a, b).value_or(INT64_MAX); }
 
+/// ceil(a / b) for a >= 0, b > 0, without the overflow of (a + b - 1) / b.
+inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
 /// Elements of a shape of known, non-negative dims: 0 when any dim is 0
 /// (whatever the others), nullopt when the product overflows.
 inline std::optional<int64_t> checked_numel(const std::vector<int64_t> &shape) {

@@ -52,9 +52,11 @@ std::string mismatch(const dims &given, const dims &expected) {
 
 bool has_zero_dim(const dims &d) { return std::find(d.begin(), d.end(), 0) != d.end(); }
 
-// Every element's offset and the byte span must be representable.
+// Every element's offset and the byte span must be representable: a byte
+// count that fits size_t but not a signed 64-bit offset is too large too.
 void check_addressable(const logical_tensor &lt, const char *what, size_t pid) {
-    if (lt.get_mem_size() == 0 && !has_zero_dim(dims_of(lt)))
+    const size_t bytes = lt.get_mem_size();
+    if ((bytes == 0 && !has_zero_dim(dims_of(lt))) || bytes > static_cast<size_t>(INT64_MAX))
         fail(status::invalid_shape, "compile: partition ", pid, ": ", what, " tensor ", lt.get_id(), " of shape ",
              shape_str(lt), " is too large to address");
 }

@@ -92,6 +92,19 @@ TEST(hardening, huge_strides_do_not_overflow_when_merging_dims) {
         status::invalid_shape, "too large to address");
 }
 
+// Fuzz finding: a bf16 tensor of INT64_MAX elements spans 2^64 - 2 bytes, which
+// fits size_t but no signed byte offset (oneDNN's chunking overflowed on it).
+TEST(hardening, byte_spans_beyond_int64_are_too_large_to_address) {
+    const dims shape{INT64_MAX};
+    for (auto kind : {op::kind::Equal, op::kind::Add}) {
+        const auto out_dt = kind == op::kind::Equal ? dt::boolean : dt::bf16;
+        partition p = single(op(0, kind, {lt(0, dt::bf16, shape), lt(0, dt::bf16, shape)}, {lt(1, out_dt, shape)}));
+        const engine eng(engine::kind::cpu);
+        expect_error([&] { p.compile(p.get_input_ports(), p.get_output_ports(), eng); }, status::invalid_shape,
+                     "too large to address");
+    }
+}
+
 // F7: zero-size shapes whose other dims would overflow an element count.
 TEST(hardening, zero_size_shapes_with_huge_dims) {
     const dims shape{INT64_MAX, INT64_MAX, 0};

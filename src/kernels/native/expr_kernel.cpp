@@ -185,7 +185,7 @@ public:
         // each column of a tile is one contiguous run of memory.
         const int64_t per_line = 64 / widest, rows = shape_[rank - 2];
         const int64_t fit = std::max<int64_t>(1, kTileBytes / (panel_cols_ * widest) / per_line);
-        tile_rows_ = std::min((rows + per_line - 1) / per_line, fit) * per_line;
+        tile_rows_ = std::min(ceil_div(rows, per_line), fit) * per_line;
         const element_ops &ops = element_ops_for_cpu();
         auto transpose_for = [&](size_t es) {
             return es == 1   ? ops.transpose[0]
@@ -255,7 +255,7 @@ private:
     // columns of the inner dim, every row of the second-inner dim.
     void execute_panels(const void *const *inputs, void *output, const exec_context &ctx) const {
         const size_t rank = shape_.size();
-        const int64_t cols = shape_[rank - 1], col_blocks = (cols + panel_cols_ - 1) / panel_cols_;
+        const int64_t cols = shape_[rank - 1], col_blocks = ceil_div(cols, panel_cols_);
         const int64_t units = total_ / (cols * shape_[rank - 2]) * col_blocks;
         const int chunks = static_cast<int>(std::min<int64_t>(facts_.chunks, units));
         parallel_chunks(chunks, [&](int c) {
@@ -267,7 +267,7 @@ private:
     void run_panels(const void *const *inputs, void *output, int64_t begin, int64_t end, unsigned char *scratch) const {
         const size_t rank = shape_.size(), n_ops = operands_.size();
         const int64_t rows = shape_[rank - 2], cols = shape_[rank - 1];
-        const int64_t col_blocks = (cols + panel_cols_ - 1) / panel_cols_;
+        const int64_t col_blocks = ceil_div(cols, panel_cols_);
         const int64_t tile_rows = tile_rows_;
         small_buffer<const unsigned char *, 8> ptr(n_ops), base(n_ops);
         small_buffer<int64_t, 8> row_stride(n_ops), off(n_ops + 1); // off: row 0 of the panel, then the output

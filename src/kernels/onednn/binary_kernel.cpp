@@ -228,8 +228,8 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &flat, const onednn_
     const int64_t rows = e.shape[0];
     const int64_t bytes = saturating_mul(e.numel(), static_cast<int64_t>(order.size() * sz_in + sz_out));
     int64_t n_chunks = std::min<int64_t>(plan_chunks(bytes), rows);
-    k->rows_per_chunk_ = (rows + n_chunks - 1) / n_chunks;
-    n_chunks = (rows + k->rows_per_chunk_ - 1) / k->rows_per_chunk_;
+    k->rows_per_chunk_ = ceil_div(rows, n_chunks);
+    n_chunks = ceil_div(rows, k->rows_per_chunk_);
     const int64_t tail = rows - (n_chunks - 1) * k->rows_per_chunk_;
     k->facts_mut().threads = max_threads();
     k->facts_mut().chunks = static_cast<int>(n_chunks);
