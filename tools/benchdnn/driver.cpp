@@ -413,6 +413,14 @@ void driver::run_problem(const problem &p) {
     std::fflush(stdout);
 }
 
+size_t knob_lists::problems() const {
+    size_t n = 1;
+    for (size_t size : {in_shapes.size(), op_attrs.size(), expected_partitions.size(), fpmath.size(), op_kind.size(),
+                        dt.size(), mb.size(), impl.size(), policy.size(), threads.size()})
+        n = size != 0 && n > SIZE_MAX / size ? SIZE_MAX : n * size;
+    return n;
+}
+
 void driver::run_case(const std::string &path) {
     // benchdnn's order, outermost first.
     const knob_lists &k = lists_;
@@ -452,6 +460,10 @@ int driver::run(const std::vector<std::string> &args, const std::string &base_di
         };
         try {
             if (auto v = value("--case=")) {
+                if (const size_t n = lists_.problems(); n > kMaxProblemsPerCase)
+                    return fail("the knob lists expand to " +
+                                (n == SIZE_MAX ? std::string("more than 2^64") : std::to_string(n)) +
+                                " problems for one --case, more than " + std::to_string(kMaxProblemsPerCase));
                 run_case(resolve(*v));
             } else if (auto v = value("--batch=")) {
                 const std::string file = resolve(*v);

@@ -20,7 +20,13 @@ struct knob_lists {
     std::vector<int64_t> expected_partitions{1}, mb{0};
     std::vector<std::string> impl{"auto"}, policy{"fusion"};
     std::vector<int> threads{0}; // 0: the whole default arena
+    /// Problems a --case runs: the product of the lists' sizes (saturating).
+    size_t problems() const;
 };
+
+/// More problems than this from one --case is an argument error (lists
+/// multiply: four knobs of 100 entries would be 10^8 problems).
+constexpr size_t kMaxProblemsPerCase = 10000;
 
 /// One problem: a case with one alternative of every knob.
 struct problem {
