@@ -423,11 +423,6 @@ private:
             const unsigned char *p = row_ptr[k] + first * s * o.elem_size;
             if (s == 0 || s == 1) {
                 view[k] = p, stride[k] = s;
-                // Chains: only the last op's loop prefetches (its inputs); the
-                // block's operands are fetched ahead here.
-                if (stream && s == 1 && nodes_.size() > 1)
-                    for (int64_t b = 0; b < len * static_cast<int64_t>(o.elem_size); b += 64)
-                        __builtin_prefetch(p + kPrefetchAhead + b, 0, 3);
             } else {
                 copy_elements(scratch + o.gather_slot, 1, p, s, len, o.elem_size);
                 view[k] = scratch + o.gather_slot, stride[k] = 1;
@@ -443,6 +438,16 @@ private:
             }
             const bool scalar = sa[0] == 0 && sa[1] == 0; // one value for the whole block
             const bool direct = n + 1 == nodes_.size() && out_stride == 1 && !scalar;
+            // A streaming chain: the operands an op reads from memory are
+            // fetched ahead just before it runs, a few lines at a time, not
+            // all at the block's start (the last op's loop fetches its own).
+            if (stream && nodes_.size() > 1 && !direct)
+                for (int k = 0; k < 2; ++k)
+                    if (p.arg[k] >= 0 && row_stride[p.arg[k]] == 1) {
+                        const auto *at = static_cast<const unsigned char *>(a[k]) + kPrefetchAhead;
+                        for (int64_t b = 0; b < len * static_cast<int64_t>(operands_[p.arg[k]].elem_size); b += 64)
+                            __builtin_prefetch(at + b, 0, 3);
+                    }
             unsigned char *dest = direct ? out : scratch + p.res_slot;
             p.fn(a[0], sa[0], a[1], sa[1], dest, scalar ? 1 : len, direct && stream);
             view[n_ops + n] = dest, stride[n_ops + n] = scalar ? 0 : 1;
