@@ -188,35 +188,31 @@ struct bf16_io {
         const hn::Rebind<uint16_t, D> du16;
         return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, p))));
     }
-    // Rounds in integer arithmetic: keeps subnormals, quiets NaN.
-    template <class D> static auto narrow(D df, hn::Vec<D> v) {
-        (void)df;
+    // Rounds in integer arithmetic within each 32-bit lane, the bf16 landing
+    // in the upper half: keeps subnormals, quiets NaN.
+    template <class D> static auto round_in_lanes(hn::Vec<D> v) {
         const hn::Rebind<uint32_t, D> du32;
-        const hn::Rebind<int32_t, D> di32;
-        const hn::Rebind<uint16_t, D> du16;
         const auto bits = hn::BitCast(du32, v);
         const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1));
-        auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFF), lsb)));
-        const auto quiet = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du32, 0x40));
-        rounded = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), quiet, rounded);
-        return hn::DemoteTo(du16, hn::BitCast(di32, rounded)); // values fit: exact
+        const auto rounded = hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFF), lsb));
+        const auto quiet = hn::Or(bits, hn::Set(du32, 0x400000));
+        return hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), quiet, rounded);
+    }
+    template <class D> static auto narrow(D df, hn::Vec<D> v) {
+        (void)df;
+        const hn::Rebind<int32_t, D> di32;
+        const hn::Rebind<uint16_t, D> du16;
+        const auto upper = hn::ShiftRight<16>(round_in_lanes<D>(v));
+        return hn::DemoteTo(du16, hn::BitCast(di32, upper)); // values fit: exact
     }
     template <class D> using narrow_tag = hn::Rebind<uint16_t, D>;
 #if HWY_TARGET != HWY_SCALAR
     // Two vectors into one full-width vector of bf16 bits: each rounded in
-    // its 32-bit lane (the bf16 lands in the upper half), upper halves packed.
+    // its lanes, upper halves packed.
     template <class D> static auto narrow2(D df, hn::Vec<D> lo, hn::Vec<D> hi) {
         (void)df;
-        const hn::Rebind<uint32_t, D> du32;
         const hn::Repartition<uint16_t, D> du16;
-        auto round = [&](hn::Vec<D> v) {
-            const auto bits = hn::BitCast(du32, v);
-            const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1));
-            const auto rounded = hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFF), lsb));
-            const auto quiet = hn::Or(bits, hn::Set(du32, 0x400000));
-            return hn::BitCast(du16, hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), quiet, rounded));
-        };
-        return hn::ConcatOdd(du16, round(hi), round(lo));
+        return hn::ConcatOdd(du16, hn::BitCast(du16, round_in_lanes<D>(hi)), hn::BitCast(du16, round_in_lanes<D>(lo)));
     }
 #endif
     static float to_f32(uint16_t x) { return detail::bf16_to_f32(x); }

@@ -96,8 +96,8 @@ public:
         size_t slot_bytes = 8 * e.nodes.size(); // scratch per element of a block
         size_t widest = out_size_;
         for (const auto &o : e.operands) {
-            slot_bytes += data_type_size(e.inputs[o.port].get_data_type());
-            widest = std::max(widest, data_type_size(e.inputs[o.port].get_data_type()));
+            const size_t es = data_type_size(e.inputs[o.port].get_data_type());
+            slot_bytes += es, widest = std::max(widest, es);
         }
         block_ = e.nodes.size() > 1 && widest <= 2 ? kMaxNarrowBlock : kMaxBlock;
         while (block_ > kMinBlock && block_ * slot_bytes > kStackScratch) block_ /= 2;
@@ -133,19 +133,14 @@ public:
                      data_type_name(n.in_dt[0]), ",", data_type_name(n.in_dt[1]));
             nodes_.push_back(p);
         }
-        // One op over short rows with contiguous (or broadcast) elements: whole
-        // rows go to its row loop, a call for many rows (padded layouts).
-        rows_path_ =
-            nodes_.size() == 1 && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow &&
-            out_strides_[rank - 1] == 1 &&
+        // One op reading its operands in place (contiguous or broadcast) and
+        // writing the output directly uses no scratch: a whole row per call,
+        // and short rows go to its row loop, many rows to a call (padded layouts).
+        const bool in_place_op =
+            nodes_.size() == 1 && out_strides_[rank - 1] == 1 &&
             std::all_of(inner_strides_.begin(), inner_strides_.end(), [](int64_t s) { return s == 0 || s == 1; });
-        // One op reading its operands in place and writing the output
-        // directly uses no scratch: a whole row per call.
-        if (nodes_.size() == 1 && out_strides_[rank - 1] == 1 &&
-            std::all_of(inner_strides_.begin(), inner_strides_.end(), [](int64_t s) { return s == 0 || s == 1; }))
-            row_block_ = std::numeric_limits<int64_t>::max();
-        else
-            row_block_ = block_;
+        row_block_ = in_place_op ? std::numeric_limits<int64_t>::max() : block_;
+        rows_path_ = in_place_op && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow;
     }
 
     // Transposing partitions. An operand read across the inner dim has its
@@ -318,20 +313,18 @@ private:
                 for (int64_t r = r0; r < r0 + tile; ++r) {
                     for (size_t k = 0; k < n_ops; ++k) {
                         const operand_plan &o = operands_[k];
-                        // Each row of a panel is a short run of its own: the
-                        // hardware prefetchers do not follow it in time.
-                        if (!o.transposed && o.strides[rank - 1] == 1 && r + kRowsAhead < rows) {
-                            const unsigned char *next =
-                                base[k] + (r + kRowsAhead) * o.strides[rank - 2] * static_cast<int64_t>(o.elem_size);
-                            for (int64_t b = 0; b < len * static_cast<int64_t>(o.elem_size); b += 64)
-                                hwy::Prefetch(next + b);
-                        }
                         if (o.transposed) {
                             ptr[k] = scratch + o.tile_slot + (r - r0) * o.tile_pitch * o.elem_size, row_stride[k] = 1;
-                        } else {
-                            ptr[k] = base[k] + r * o.strides[rank - 2] * o.elem_size;
-                            row_stride[k] = o.strides[rank - 1];
+                            continue;
                         }
+                        const int64_t es = static_cast<int64_t>(o.elem_size);
+                        ptr[k] = base[k] + r * o.strides[rank - 2] * es;
+                        row_stride[k] = o.strides[rank - 1];
+                        // Each row of a panel is a short run of its own: the
+                        // hardware prefetchers do not follow it in time.
+                        if (row_stride[k] == 1 && r + kRowsAhead < rows)
+                            for (int64_t b = 0; b < len * es; b += 64)
+                                hwy::Prefetch(ptr[k] + kRowsAhead * o.strides[rank - 2] * es + b);
                     }
                     auto *out = out_transposed_ ? scratch + out_tile_slot_ + (r - r0) * out_tile_pitch_ * out_size_
                                                 : static_cast<unsigned char *>(output) +
