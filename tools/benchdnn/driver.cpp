@@ -79,14 +79,6 @@ struct kernel_choice {
     ~kernel_choice() { unsetenv("FUSEBOX_KERNEL"); }
 };
 
-// Dense strides for `shape` with its dims in `order` (outermost first).
-dims strides_in_order(const dims &shape, const std::vector<size_t> &order) {
-    dims strides(shape.size());
-    int64_t s = 1;
-    for (size_t k = order.size(); k-- > 0;) strides[order[k]] = s, s *= std::max<int64_t>(shape[order[k]], 1);
-    return strides;
-}
-
 // Every partition of a case compiled, with buffers for every tensor.
 struct compiled_case {
     std::vector<partition> parts;
@@ -153,7 +145,8 @@ compiled_case prepare(const graph_case &gc, const problem &p, bool check_values)
                     out = logical_tensor(port.get_id(), port.get_data_type(), d->shape, d->strides);
                 else if (d->order.size() == static_cast<size_t>(port.get_ndims()))
                     out = logical_tensor(port.get_id(), port.get_data_type(), port.get_dims(),
-                                         strides_in_order(port.get_dims(), d->order));
+                                         dense_strides(port.get_dims(), d->order,
+                                                       "output " + std::to_string(port.get_id())));
             }
             out_lts.push_back(out);
         }
@@ -417,7 +410,7 @@ size_t knob_lists::problems() const {
     size_t n = 1;
     for (size_t size : {in_shapes.size(), op_attrs.size(), expected_partitions.size(), fpmath.size(), op_kind.size(),
                         dt.size(), mb.size(), impl.size(), policy.size(), threads.size()})
-        n = size != 0 && n > SIZE_MAX / size ? SIZE_MAX : n * size;
+        n = fusebox::detail::checked_mul(n, size).value_or(SIZE_MAX);
     return n;
 }
 

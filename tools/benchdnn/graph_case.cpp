@@ -244,16 +244,31 @@ dims parse_dims(const std::string &text, const std::string &what) {
 dims strides_from_tag(const dims &shape, const std::string &tag, const std::string &what) {
     if (tag.size() != shape.size())
         throw case_error(what + ": tag \"" + tag + "\" does not match rank " + std::to_string(shape.size()));
-    dims strides(shape.size(), 0);
-    int64_t s = 1;
+    std::vector<size_t> order;
     std::set<int> seen;
-    for (size_t k = tag.size(); k-- > 0;) {
-        const int d = tag[k] - 'a';
+    for (char letter : tag) {
+        const int d = letter - 'a';
         if (d < 0 || d >= static_cast<int>(shape.size()) || !seen.insert(d).second)
             throw case_error(what + ": \"" + tag + "\" is not a plain tag (a permutation of the first " +
                              std::to_string(shape.size()) + " letters)");
-        strides[d] = s;
-        auto next = fusebox::detail::checked_mul(s, std::max<int64_t>(shape[d], 1));
+        order.push_back(static_cast<size_t>(d));
+    }
+    return dense_strides(shape, order, what);
+}
+
+std::vector<size_t> dim_order(const dims &strides) {
+    std::vector<size_t> order(strides.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] > strides[b]; });
+    return order;
+}
+
+dims dense_strides(const dims &shape, const std::vector<size_t> &order, const std::string &what) {
+    dims strides(shape.size(), 0);
+    int64_t s = 1;
+    for (size_t k = order.size(); k-- > 0;) {
+        strides[order[k]] = s;
+        auto next = fusebox::detail::checked_mul(s, std::max<int64_t>(shape[order[k]], 1));
         if (!next) throw case_error(what + ": shape is too large to address");
         s = *next;
     }
@@ -443,17 +458,8 @@ void case_knobs::apply(graph_case &c) const {
             dims shape = t.shape;
             shape[0] = mb;
             // Dense again, in the dim order the tensor had (as benchdnn keeps a memory tag).
-            dims strides;
-            if (!t.strides.empty()) {
-                std::vector<size_t> order(shape.size());
-                std::iota(order.begin(), order.end(), size_t{0});
-                std::stable_sort(order.begin(), order.end(),
-                                 [&](size_t a, size_t b) { return t.strides[a] > t.strides[b]; });
-                strides.resize(shape.size());
-                int64_t next = 1;
-                for (size_t k = order.size(); k-- > 0;)
-                    strides[order[k]] = next, next *= std::max<int64_t>(shape[order[k]], 1);
-            }
+            const dims strides =
+                t.strides.empty() ? dims{} : dense_strides(shape, dim_order(t.strides), "--mb=" + std::to_string(mb));
             for_tensor(id, [&](tensor_desc &d) { d.shape = shape, d.strides = strides; });
         }
         reinfer = true;
@@ -516,12 +522,8 @@ void case_knobs::apply(graph_case &c) const {
                         // --mb keeps every tensor's dim order; --in-shapes sets the inputs'
                         // layouts, and the outputs follow them (fusebox's any).
                         if (in_shapes.empty() && t.known_rank && t.layout == logical_tensor::layout_type::strided &&
-                            !t.strides.empty()) {
-                            t.order.resize(t.strides.size());
-                            std::iota(t.order.begin(), t.order.end(), size_t{0});
-                            std::stable_sort(t.order.begin(), t.order.end(),
-                                             [&](size_t a, size_t b) { return t.strides[a] > t.strides[b]; });
-                        }
+                            !t.strides.empty())
+                            t.order = dim_order(t.strides);
                         t.known_rank = false, t.shape.clear(), t.strides.clear();
                         t.layout = logical_tensor::layout_type::any;
                         if (&o.outputs == list || !dt.empty()) t.dt = data_type::undef;

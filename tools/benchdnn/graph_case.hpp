@@ -76,5 +76,10 @@ struct case_knobs {
 dims parse_dims(const std::string &text, const std::string &what);
 /// Dense strides of `shape` in the dim order of `tag` ("acdb": a outermost, b innermost).
 dims strides_from_tag(const dims &shape, const std::string &tag, const std::string &what);
+/// The dim order of `strides`, outermost (largest stride) first; ties keep their logical order.
+std::vector<size_t> dim_order(const dims &strides);
+/// Dense strides of `shape` with its dims in `order` (outermost first); a
+/// case_error naming `what` when they overflow.
+dims dense_strides(const dims &shape, const std::vector<size_t> &order, const std::string &what);
 
 } // namespace fbbench
