@@ -4,6 +4,8 @@
 // that must stay untouched after the last element.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "kernels/native/binary_ops.hpp"
 #include "test_util.hpp"
 
@@ -133,6 +135,75 @@ TEST(element_ops, half_precision_rounding_cases_in_vector_bodies) {
         check_crafted(ops->equal[bh], op::kind::Equal, dt::bf16, bf16_equal, ops->isa);
         check_crafted(ops->equal[h], op::kind::Equal, dt::f16, f16_equal, ops->isa);
     }
+}
+
+// Add chains in registers against the ops one at a time: every partial sum
+// rounded to the type. Operands mix random values with the half-precision
+// rounding cases (ties, carries, overflow, subnormal sums, NaN, signed
+// zeros), so partial sums hit each of them in every lane; chains of 2 to 5
+// operands, each contiguous or broadcast; tails, misaligned and streamed
+// outputs, guard bytes after the last element.
+TEST(element_ops, add_chains_round_every_partial_sum_like_the_ops_one_at_a_time) {
+    const std::map<dt, std::vector<uint16_t>> cases = {
+        {dt::bf16, {0x3F80, 0x3B80, 0x3F81, 0x3FFF, 0x7F7F, 0xFF7F, 0x0001, 0x007F, 0x8001, 0x0003,
+                    0x7F81, 0xFF81, 0x7FA0, 0x8000, 0x0000, 0x7F80, 0xFF80, 0x4049, 0xC049, 0x80FF}},
+        {dt::f16, {0x3C00, 0x1000, 0x3C01, 0x3FFF, 0x7BFF, 0xFBFF, 0x0001, 0x03FF, 0x8001, 0x0003,
+                   0x7C01, 0xFC01, 0x7E10, 0x8000, 0x0000, 0x7C00, 0xFC00, 0x4248, 0xC248, 0x83FF}}};
+    std::mt19937_64 rng(11);
+    size_t checked = 0;
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
+        for (dt t : {dt::f32, dt::bf16, dt::f16}) {
+            const auto chain = ops->add_chain[detail::dtype_index(t)];
+            ASSERT_NE(chain, nullptr) << ops->isa << " " << data_type_name(t);
+            const size_t es = data_type_size(t);
+            for (int64_t count = 2; count <= 5; ++count)
+                for (int64_t n : {1, 31, 64, 100, 515}) {
+                    std::vector<buffer> in;
+                    for (int64_t k = 0; k < count; ++k) {
+                        in.emplace_back(logical_tensor(static_cast<size_t>(k), t, dims{n}));
+                        fill(in.back(), rng);
+                        if (es == 2)
+                            for (int64_t i = 0; i < n; ++i)
+                                if (rng() % 2) {
+                                    const auto &pool = cases.at(t);
+                                    static_cast<uint16_t *>(in.back().data())[i] = pool[rng() % pool.size()];
+                                }
+                    }
+                    for (int64_t pattern = 0; pattern < (int64_t{1} << count);
+                         pattern += 3) // operand k broadcast if bit k
+                        for (bool stream : {false, true})
+                            for (size_t misalign : {size_t{0}, es}) {
+                                std::vector<const void *> ptr;
+                                std::vector<int64_t> strides;
+                                for (int64_t k = 0; k < count; ++k)
+                                    ptr.push_back(in[k].data()), strides.push_back(pattern >> k & 1 ? 0 : 1);
+                                // The ops one at a time: sum = sum + in[k], stored as t.
+                                buffer want(logical_tensor(9, t, dims{n})), got(logical_tensor(9, t, dims{n}));
+                                for (int64_t i = 0; i < n; ++i) {
+                                    ref_element(op::kind::Add, t, in[0].data(), strides[0] * i, t, in[1].data(),
+                                                strides[1] * i, t, want.data(), i);
+                                    for (int64_t k = 2; k < count; ++k)
+                                        ref_element(op::kind::Add, t, want.data(), i, t, in[k].data(), strides[k] * i,
+                                                    t, want.data(), i);
+                                }
+                                const size_t bytes = static_cast<size_t>(n) * es;
+                                std::vector<unsigned char, aligned_allocator<unsigned char>> out(bytes + misalign + 64,
+                                                                                                 kGuard);
+                                chain(ptr.data(), strides.data(), count, out.data() + misalign, n, stream);
+                                std::memcpy(got.data(), out.data() + misalign, bytes);
+                                ASSERT_TRUE(same_elements(want, got))
+                                    << ops->isa << " " << data_type_name(t) << " count=" << count << " n=" << n
+                                    << " broadcast=" << pattern << " stream=" << stream << " misalign=" << misalign;
+                                for (size_t k = 0; k < out.size(); ++k) {
+                                    if (k < misalign || k >= misalign + bytes) {
+                                        ASSERT_EQ(out[k], kGuard) << ops->isa << " wrote outside the output";
+                                    }
+                                }
+                                ++checked;
+                            }
+                }
+        }
+    EXPECT_GT(checked, 0u);
 }
 
 TEST(element_ops, row_loops_equal_their_loop_per_row) {

@@ -177,6 +177,10 @@ struct f32_io {
         return v;
     }
     template <class D> using narrow_tag = D;
+    template <class D> static auto round(D df, hn::Vec<D> v) {
+        (void)df;
+        return v;
+    }
     static float to_f32(float x) { return x; }
     static float from_f32(float x) { return x; }
 };
@@ -206,6 +210,11 @@ struct bf16_io {
         return hn::DemoteTo(du16, hn::BitCast(di32, upper)); // values fit: exact
     }
     template <class D> using narrow_tag = hn::Rebind<uint16_t, D>;
+    // v rounded to a bf16 value, kept in f32 lanes.
+    template <class D> static auto round(D df, hn::Vec<D> v) {
+        const hn::Rebind<uint32_t, D> du32;
+        return hn::BitCast(df, hn::And(round_in_lanes<D>(v), hn::Set(du32, 0xFFFF0000u)));
+    }
 #if HWY_TARGET != HWY_SCALAR
     // Two vectors into one full-width vector of bf16 bits: each rounded in
     // its lanes, upper halves packed.
@@ -253,6 +262,11 @@ struct f16_io {
         return hn::BitCast(du16, hn::DemoteTo(df16, v));
     }
     template <class D> using narrow_tag = hn::Rebind<uint16_t, D>;
+    // v rounded to an f16 value, kept in f32 lanes.
+    template <class D> static auto round(D df, hn::Vec<D> v) {
+        const hn::Rebind<hwy::float16_t, D> df16;
+        return hn::PromoteTo(df, hn::DemoteTo(df16, v));
+    }
 #if HWY_TARGET != HWY_SCALAR
     // Two vectors into one full-width vector of f16 bits (F16C / AVX-512
     // conversions: exact round to nearest even, subnormals kept).
@@ -301,6 +315,62 @@ void add_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_,
                 sb);
         }
     }
+}
+
+// out = in[0] + in[1] + ... + in[count - 1] over one type T, summed left to
+// right in f32 registers: every partial sum but the last is rounded to T in
+// its lanes (as the unfused op would store it), the last is stored through O
+// (T, or a faster exact narrowing to it). One pass over memory, no scratch.
+template <class T, class O = T>
+void add_chain(const void *const *in_, const int64_t *strides, int64_t count, void *out_, int64_t n, bool stream) {
+    using S = typename T::storage;
+    auto *const *in = reinterpret_cast<const S *const *>(in_);
+    auto *out = static_cast<S *>(out_);
+    auto scalar = [&](int64_t i) {
+        float acc = T::to_f32(in[0][strides[0] * i]);
+        for (int64_t k = 1; k + 1 < count; ++k) acc = T::to_f32(T::from_f32(acc + T::to_f32(in[k][strides[k] * i])));
+        return T::from_f32(acc + T::to_f32(in[count - 1][strides[count - 1] * i]));
+    };
+    int64_t i = 0;
+    (void)stream;
+#if HWY_TARGET != HWY_SCALAR
+    if constexpr (kVectorF16 || !std::is_same_v<T, f16_io>) {
+        const hn::ScalableTag<float> df;
+        const hn::Repartition<S, decltype(df)> dout;
+        const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+        auto at = [&](int64_t k, int64_t j) {
+            return strides[k] ? T::load(df, in[k] + j) : hn::Set(df, T::to_f32(in[k][0]));
+        };
+        // A whole output vector from elements [j, j + Lanes(dout)): two f32
+        // vectors for a half type, one for f32.
+        auto vec = [&](int64_t j) {
+            if constexpr (std::is_same_v<T, f32_io>) {
+                auto acc = at(0, j);
+                for (int64_t k = 1; k + 1 < count; ++k) acc = hn::Add(acc, at(k, j));
+                return hn::Add(acc, at(count - 1, j));
+            } else {
+                auto lo = at(0, j), hi = at(0, j + lanes);
+                for (int64_t k = 1; k + 1 < count; ++k) {
+                    lo = T::round(df, hn::Add(lo, at(k, j)));
+                    hi = T::round(df, hn::Add(hi, at(k, j + lanes)));
+                }
+                return O::narrow2(df, hn::Add(lo, at(count - 1, j)), hn::Add(hi, at(count - 1, j + lanes)));
+            }
+        };
+        const int64_t step = static_cast<int64_t>(hn::Lanes(dout)), ahead = kPrefetchBytes / sizeof(S);
+        if (stream) {
+            for (const int64_t head = head_elements(out, step * sizeof(S), n); i < head; ++i) out[i] = scalar(i);
+            for (; i + step <= n; i += step) {
+                // A step reads one cache line of each operand or less (a
+                // broadcast operand prefetches its one element, no branch).
+                for (int64_t k = 0; k < count; ++k) __builtin_prefetch(in[k] + strides[k] * (i + ahead), 0, 3);
+                hn::Stream(vec(i), dout, out + i);
+            }
+        }
+        for (; i + step <= n; i += step) hn::StoreU(vec(i), dout, out + i);
+    }
+#endif
+    for (; i < n; ++i) out[i] = scalar(i);
 }
 
 // Equality of f16/bf16 operands as floats, from their bits: equal bits that
@@ -502,6 +572,12 @@ const element_ops *get_element_ops() {
         set_equal<equal_string, string_view_t>(o, dt::string);
         set_equal<equal_f32<f16>, uint16_t>(o, dt::f16);
         set_equal<equal_f32<bf16>, uint16_t>(o, dt::bf16);
+        o.add_chain[dtype_index(dt::f32)] = add_chain<f32>;
+        o.add_chain[dtype_index(dt::f16)] = add_chain<f16>;
+        o.add_chain[dtype_index(dt::bf16)] = add_chain<bf16>;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+        if (__builtin_cpu_supports("avx512bf16")) o.add_chain[dtype_index(dt::bf16)] = add_chain<bf16, bf16_cvt_io>;
+#endif
         o.transpose[0] = transpose<uint8_t>;
         o.transpose[1] = transpose<uint16_t>;
         o.transpose[2] = transpose<uint32_t>;

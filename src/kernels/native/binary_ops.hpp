@@ -16,6 +16,11 @@ using binary_fn = void (*)(const void *a, int64_t sa, const void *b, int64_t sb,
 /// r * po elements after the first (pitches in elements).
 using rows_fn = void (*)(const void *a, int64_t sa, int64_t pa, const void *b, int64_t sb, int64_t pb, void *out,
                          int64_t po, int64_t n, int64_t rows, bool stream);
+/// A chain of Adds evaluated in registers: out = (((in[0] + in[1]) + in[2]) + ...)
+/// over `count` >= 2 operands of one floating-point type, each partial sum
+/// rounded to that type exactly as the unfused ops would store it. Strides 0 or 1.
+using chain_fn = void (*)(const void *const *in, const int64_t *strides, int64_t count, void *out, int64_t n,
+                          bool stream);
 /// dst[r * dst_pitch + j] = src[j * src_pitch + r] for r < rows, j < cols
 /// (pitches in elements). For elements of 1 or 2 bytes it reads up to 3 bytes
 /// past an element: the caller leaves that slack.
@@ -31,7 +36,8 @@ struct element_ops {
     binary_fn equal[kNumDataTypes]; // out = (a == b) as boolean bytes
     rows_fn add_rows[kNumDataTypes][kNumDataTypes]; // add over rows, one call for many short rows
     rows_fn equal_rows[kNumDataTypes];
-    transpose_fn transpose[4]; // for elements of 1, 2, 4 and 8 bytes
+    transpose_fn transpose[4];         // for elements of 1, 2, 4 and 8 bytes
+    chain_fn add_chain[kNumDataTypes]; // f32, bf16 and f16; null for the other types
 };
 
 /// The best loops for this CPU (chosen once).

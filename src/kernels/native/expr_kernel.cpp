@@ -1,7 +1,9 @@
 // The iteration space is walked row by row (the innermost merged dim), each
 // row in blocks small enough that every intermediate stays in L1. Per block,
 // nodes run in order; operands with an inner stride of 0 are passed as
-// broadcast scalars, other strided operands are gathered first.
+// broadcast scalars, other strided operands are gathered first. A chain of
+// Adds over one floating-point type runs as one loop instead, its partial
+// sums in registers.
 #include "kernels/native/expr_kernel.hpp"
 
 #include <algorithm>
@@ -25,9 +27,9 @@ namespace {
 // Elements per block: intermediates of a block stay in L1. Scratch for up to
 // kStackScratch bytes lives on the stack; larger expressions take smaller
 // blocks, and beyond kMinBlock elements per block their scratch comes from
-// the engine's allocator. Chains over 2-byte elements (and narrower) take
-// half the block: measured 0.80 -> 0.87 of the roof for bf16/f16 chains, where
-// 4-byte chains lose at that size.
+// the engine's allocator. Expressions of several nodes over 2-byte elements
+// (and narrower) take half the block: measured 0.80 -> 0.87 of the roof for
+// bf16/f16 chains before they ran in registers, where 4-byte ones lose.
 constexpr int64_t kMaxBlock = 512, kMaxNarrowBlock = 256, kMinBlock = 64;
 constexpr size_t kStackScratch = 32 << 10;
 // Bytes ahead of a streaming chain's loads that its operands are prefetched
@@ -133,14 +135,37 @@ public:
                      data_type_name(n.in_dt[0]), ",", data_type_name(n.in_dt[1]));
             nodes_.push_back(p);
         }
-        // One op reading its operands in place (contiguous or broadcast) and
-        // writing the output directly uses no scratch: a whole row per call,
-        // and short rows go to its row loop, many rows to a call (padded layouts).
-        const bool in_place_op =
-            nodes_.size() == 1 && out_strides_[rank - 1] == 1 &&
+        plan_chain(e);
+        // One op (or a chain in registers) reading its operands in place
+        // (contiguous or broadcast) and writing the output directly uses no
+        // scratch: a whole row per call. Short rows of one op go to its row
+        // loop, many rows to a call (padded layouts).
+        const bool in_place =
+            (nodes_.size() == 1 || chain_) && out_strides_[rank - 1] == 1 &&
             std::all_of(inner_strides_.begin(), inner_strides_.end(), [](int64_t s) { return s == 0 || s == 1; });
-        row_block_ = in_place_op ? std::numeric_limits<int64_t>::max() : block_;
-        rows_path_ = in_place_op && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow;
+        row_block_ = in_place ? std::numeric_limits<int64_t>::max() : block_;
+        rows_path_ = in_place && nodes_.size() == 1 && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow;
+    }
+
+    // A chain of Adds over one floating-point type, each node adding an
+    // operand to the result before it, runs as one call that keeps the
+    // partial sums in registers (no round trip through scratch per node).
+    void plan_chain(const fused_expr &e) {
+        if (e.nodes.size() < 2) return;
+        const data_type t = e.nodes[0].out_dt;
+        chain_ = element_ops_for_cpu().add_chain[dtype_index(t)];
+        for (size_t n = 0; n < e.nodes.size() && chain_; ++n) {
+            const expr_node &x = e.nodes[n];
+            const bool same_type = x.kind == op::kind::Add && x.in_dt[0] == t && x.in_dt[1] == t && x.out_dt == t;
+            const int prev = ~static_cast<int>(n - 1); // arg naming node n - 1
+            if (n == 0 && same_type && x.arg[0] >= 0 && x.arg[1] >= 0) {
+                chain_args_ = {x.arg[0], x.arg[1]};
+            } else if (n > 0 && same_type && (x.arg[0] == prev) != (x.arg[1] == prev) && x.arg[x.arg[0] == prev] >= 0) {
+                chain_args_.push_back(x.arg[x.arg[0] == prev]); // Add commutes: the order of its args is free
+            } else {
+                chain_ = nullptr;
+            }
+        }
     }
 
     // Transposing partitions. An operand read across the inner dim has its
@@ -266,8 +291,8 @@ private:
         const int64_t tile_rows = tile_rows_;
         small_buffer<const unsigned char *, 8> ptr(n_ops), base(n_ops);
         small_buffer<int64_t, 8> row_stride(n_ops), off(n_ops + 1); // off: row 0 of the panel, then the output
-        small_buffer<const void *, 16> view(n_ops + nodes_.size());
-        small_buffer<int64_t, 16> stride(n_ops + nodes_.size());
+        small_buffer<const void *, 16> view(n_ops + nodes_.size() + 1);
+        small_buffer<int64_t, 16> stride(n_ops + nodes_.size() + 1);
         for (int64_t u = begin; u < end; ++u) {
             const int64_t first_col = u % col_blocks * panel_cols_, len = std::min(panel_cols_, cols - first_col);
             for (size_t k = 0; k <= n_ops; ++k) {
@@ -354,8 +379,8 @@ private:
             for (size_t d = 0; d < inner; ++d) row_off[k] += idx[d] * strides(k)[d];
         }
         small_buffer<const unsigned char *, 8> ptr(n_ops);
-        small_buffer<const void *, 16> view(n_ops + nodes_.size());
-        small_buffer<int64_t, 16> stride(n_ops + nodes_.size());
+        small_buffer<const void *, 16> view(n_ops + nodes_.size() + 1);
+        small_buffer<int64_t, 16> stride(n_ops + nodes_.size() + 1);
         // Moves to the row `count` rows on along dim inner - 1, carrying into the outer dims.
         auto next_rows = [&](int64_t count) {
             idx[inner] = 0;
@@ -402,7 +427,8 @@ private:
         if (stream_) hwy::FlushStream(); // make the streamed output visible to the threads that read it next
     }
 
-    // view/stride: operands at index k, node results at index operands + n.
+    // view/stride: operands at index k, node results at index operands + n
+    // (a chain: its operands in order from there).
     // row_ptr/row_stride: each operand's elements along the block's row.
     // out/out_stride: where the block's results go; stream: non-temporal
     // stores where they are written directly.
@@ -421,6 +447,7 @@ private:
                 view[k] = scratch + o.gather_slot, stride[k] = 1;
             }
         }
+        if (chain_) return eval_chain(scratch, view, stride, out, out_stride, len, stream);
         for (size_t n = 0; n < nodes_.size(); ++n) {
             const node_plan &p = nodes_[n];
             const void *a[2];
@@ -449,19 +476,39 @@ private:
         if (view[last] != out) copy_elements(out, out_stride, view[last], stride[last], len, out_size_);
     }
 
+    // The chain's operands (view/stride of n_ops entries) in order, gathered
+    // in place of the node results at view + n_ops; the sum goes straight
+    // to the output where it is contiguous.
+    void eval_chain(unsigned char *scratch, const void **view, int64_t *stride, unsigned char *out, int64_t out_stride,
+                    int64_t len, bool stream) const {
+        const size_t n_ops = operands_.size(), count = chain_args_.size();
+        const void **in = view + n_ops;
+        int64_t *in_stride = stride + n_ops, scalar = 1;
+        for (size_t j = 0; j < count; ++j) {
+            in[j] = view[chain_args_[j]], in_stride[j] = stride[chain_args_[j]];
+            scalar &= in_stride[j] == 0;
+        }
+        if (out_stride == 1 && !scalar) return chain_(in, in_stride, static_cast<int64_t>(count), out, len, stream);
+        unsigned char *sum = scratch + nodes_.back().res_slot;
+        chain_(in, in_stride, static_cast<int64_t>(count), sum, scalar ? 1 : len, false);
+        copy_elements(out, out_stride, sum, scalar ? 0 : 1, len, out_size_);
+    }
+
     std::vector<int64_t> shape_, out_strides_;
     std::vector<operand_plan> operands_;
     std::vector<int64_t> inner_strides_; // each operand's stride along the inner dim
     std::vector<node_plan> nodes_;
+    chain_fn chain_ = nullptr;    // the nodes are a chain of Adds over one type (plan_chain)
+    std::vector<int> chain_args_; // its operands, in the order they are added
     size_t out_size_ = 0, scratch_bytes_ = 0;
-    int64_t block_ = kMaxBlock;   // elements per block
+    int64_t block_ = kMaxBlock;     // elements per block
     int64_t row_block_ = kMaxBlock; // elements per call along a row: block_, or all of it
-    bool stream_ = false;         // non-temporal stores for the output
-    bool panels_ = false;         // a transposing operand: walk panels (execute_panels)
-    bool rows_path_ = false;      // whole short rows in one call (run)
-    int64_t panel_cols_ = 128;    // columns per panel, at most block_
-    int64_t tile_rows_ = 0;       // rows of a panel's tiles
-    bool out_transposed_ = false; // panels write the output through a tile, a column at a time
+    bool stream_ = false;           // non-temporal stores for the output
+    bool panels_ = false;           // a transposing operand: walk panels (execute_panels)
+    bool rows_path_ = false;        // whole short rows in one call (run)
+    int64_t panel_cols_ = 128;      // columns per panel, at most block_
+    int64_t tile_rows_ = 0;         // rows of a panel's tiles
+    bool out_transposed_ = false;   // panels write the output through a tile, a column at a time
     size_t out_tile_slot_ = 0;
     int64_t out_tile_pitch_ = 0;
     transpose_fn out_transpose_ = nullptr;
