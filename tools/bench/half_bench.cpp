@@ -5,11 +5,15 @@
 //
 //   fusebox-microbench --benchmark_filter=Half
 //
-// Counters: GBps (inputs read plus output written, per second), roof_GBps and
-// frac_roof (GBps / roof_GBps).
+// Counters: GBps (inputs read plus output written, per second, of the fastest
+// call), roof_GBps (the fastest pass of the roof), frac_roof (GBps / roof_GBps)
+// and frac_roof_mean (the same from the mean time per call).
 #include <benchmark/benchmark.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
+#include <chrono>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -96,11 +100,19 @@ void Half(benchmark::State &state) {
         traffic.write = out_lt.get_mem_size();
         std::vector<fb::tensor> out_t{fb::tensor(out_lt, eng, out.data())};
         const fbtools::memory_roof &roof = roof_of(traffic, threads);
-        for (auto _ : state) cp.execute(strm, in_t, out_t);
+        // The fastest call, as the roof is the fastest pass (and as the driver
+        // reports): on a shared machine the mean carries the neighbours' noise.
+        double best_s = std::numeric_limits<double>::infinity();
+        for (auto _ : state) {
+            const auto t0 = std::chrono::steady_clock::now();
+            cp.execute(strm, in_t, out_t);
+            best_s = std::min(best_s, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
         const double bytes = static_cast<double>(traffic.total());
-        state.counters["GBps"] = benchmark::Counter(bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+        state.counters["GBps"] = bytes / best_s / 1e9;
         state.counters["roof_GBps"] = roof.gbps;
-        state.counters["frac_roof"] =
+        state.counters["frac_roof"] = bytes / best_s / (roof.gbps * 1e9);
+        state.counters["frac_roof_mean"] =
             benchmark::Counter(bytes / (roof.gbps * 1e9), benchmark::Counter::kIsIterationInvariantRate);
         state.counters["threads"] = threads;
         state.SetLabel(std::string(r.name) + " " + cp.get_impl_info());
