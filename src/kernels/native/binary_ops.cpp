@@ -338,36 +338,46 @@ void add_chain(const void *const *in_, const int64_t *strides, int64_t count, vo
         const hn::ScalableTag<float> df;
         const hn::Repartition<S, decltype(df)> dout;
         const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-        auto at = [&](int64_t k, int64_t j) {
-            return strides[k] ? T::load(df, in[k] + j) : hn::Set(df, T::to_f32(in[k][0]));
-        };
-        // A whole output vector from elements [j, j + Lanes(dout)): two f32
-        // vectors for a half type, one for f32.
-        auto vec = [&](int64_t j) {
-            if constexpr (std::is_same_v<T, f32_io>) {
-                auto acc = at(0, j);
-                for (int64_t k = 1; k + 1 < count; ++k) acc = hn::Add(acc, at(k, j));
-                return hn::Add(acc, at(count - 1, j));
-            } else {
-                auto lo = at(0, j), hi = at(0, j + lanes);
-                for (int64_t k = 1; k + 1 < count; ++k) {
-                    lo = T::round(df, hn::Add(lo, at(k, j)));
-                    hi = T::round(df, hn::Add(hi, at(k, j + lanes)));
+        // The vector loops for `fixed` operands (a compile-time count, so
+        // that the chain unrolls) or for `count` when fixed is 0.
+        auto vectors = [&](auto fixed) {
+            const int64_t c = fixed() ? fixed() : count;
+            auto at = [&](int64_t k, int64_t j) {
+                return strides[k] ? T::load(df, in[k] + j) : hn::Set(df, T::to_f32(in[k][0]));
+            };
+            // A whole output vector from elements [j, j + Lanes(dout)): two f32
+            // vectors for a half type, one for f32.
+            auto vec = [&](int64_t j) {
+                if constexpr (std::is_same_v<T, f32_io>) {
+                    auto acc = at(0, j);
+                    for (int64_t k = 1; k + 1 < c; ++k) acc = hn::Add(acc, at(k, j));
+                    return hn::Add(acc, at(c - 1, j));
+                } else {
+                    auto lo = at(0, j), hi = at(0, j + lanes);
+                    for (int64_t k = 1; k + 1 < c; ++k) {
+                        lo = T::round(df, hn::Add(lo, at(k, j)));
+                        hi = T::round(df, hn::Add(hi, at(k, j + lanes)));
+                    }
+                    return O::narrow2(df, hn::Add(lo, at(c - 1, j)), hn::Add(hi, at(c - 1, j + lanes)));
                 }
-                return O::narrow2(df, hn::Add(lo, at(count - 1, j)), hn::Add(hi, at(count - 1, j + lanes)));
+            };
+            const int64_t step = static_cast<int64_t>(hn::Lanes(dout)), ahead = kPrefetchBytes / sizeof(S);
+            if (stream) {
+                for (const int64_t head = head_elements(out, step * sizeof(S), n); i < head; ++i) out[i] = scalar(i);
+                for (; i + step <= n; i += step) {
+                    // A step reads one cache line of each operand or less (a
+                    // broadcast operand prefetches its one element, no branch).
+                    for (int64_t k = 0; k < c; ++k) __builtin_prefetch(in[k] + strides[k] * (i + ahead), 0, 3);
+                    hn::Stream(vec(i), dout, out + i);
+                }
             }
+            for (; i + step <= n; i += step) hn::StoreU(vec(i), dout, out + i);
         };
-        const int64_t step = static_cast<int64_t>(hn::Lanes(dout)), ahead = kPrefetchBytes / sizeof(S);
-        if (stream) {
-            for (const int64_t head = head_elements(out, step * sizeof(S), n); i < head; ++i) out[i] = scalar(i);
-            for (; i + step <= n; i += step) {
-                // A step reads one cache line of each operand or less (a
-                // broadcast operand prefetches its one element, no branch).
-                for (int64_t k = 0; k < count; ++k) __builtin_prefetch(in[k] + strides[k] * (i + ahead), 0, 3);
-                hn::Stream(vec(i), dout, out + i);
-            }
+        switch (count) {
+        case 3: vectors(std::integral_constant<int64_t, 3>()); break;
+        case 4: vectors(std::integral_constant<int64_t, 4>()); break;
+        default: vectors(std::integral_constant<int64_t, 0>()); break;
         }
-        for (; i + step <= n; i += step) hn::StoreU(vec(i), dout, out + i);
     }
 #endif
     for (; i < n; ++i) out[i] = scalar(i);
