@@ -198,9 +198,13 @@ public:
         }
         if (widest == 0) return;
         panels_ = true;
-        // Wide panels when most streams run along the rows (long runs for
-        // them), tall tiles when most are transposed (measured, PERFORMANCE.md).
-        panel_cols_ = std::min<int64_t>(along_rows > transposed ? 256 : 64, block_);
+        // Wide panels when most streams run along the rows (runs of 1 KiB of
+        // the narrowest of them: 256 f32 or 512 bf16 columns), tall tiles when
+        // most are transposed (measured, PERFORMANCE.md).
+        size_t row_es = out_transposed_ ? 8 : out_size_;
+        for (const auto &o : operands_)
+            if (!o.transposed) row_es = std::min(row_es, o.elem_size);
+        panel_cols_ = std::min<int64_t>(along_rows > transposed ? 1024 / static_cast<int64_t>(row_es) : 64, block_);
         // Tiles hold whole cache lines of rows, up to kTileBytes per operand:
         // each column of a tile is one contiguous run of memory.
         const int64_t per_line = 64 / widest, rows = shape_[rank - 2];
