@@ -198,13 +198,18 @@ public:
         }
         if (widest == 0) return;
         panels_ = true;
-        // Wide panels when most streams run along the rows (runs of 1 KiB of
-        // the narrowest of them: 256 f32 or 512 bf16 columns), tall tiles when
-        // most are transposed (measured, PERFORMANCE.md).
+        // Wide panels when most streams run along the rows, tall tiles when
+        // most are transposed (measured, PERFORMANCE.md). The rows' runs are
+        // 1 KiB of the narrowest stream along them (256 f32 or 512 bf16
+        // columns), 2 KiB when only the output is transposed: a transposed
+        // input wants two cache lines or more per column of its tile.
         size_t row_es = out_transposed_ ? 8 : out_size_;
+        bool input_tiles = false;
         for (const auto &o : operands_)
-            if (!o.transposed) row_es = std::min(row_es, o.elem_size);
-        panel_cols_ = std::min<int64_t>(along_rows > transposed ? 1024 / static_cast<int64_t>(row_es) : 64, block_);
+            o.transposed ? void(input_tiles = true) : void(row_es = std::min(row_es, o.elem_size));
+        const int64_t run_bytes = input_tiles ? 1024 : 2048;
+        panel_cols_ =
+            std::min<int64_t>(along_rows > transposed ? run_bytes / static_cast<int64_t>(row_es) : 64, block_);
         // Tiles hold whole cache lines of rows, up to kTileBytes per operand:
         // each column of a tile is one contiguous run of memory.
         const int64_t per_line = 64 / widest, rows = shape_[rank - 2];
@@ -230,7 +235,7 @@ public:
                 o.transpose = transpose_for(o.elem_size);
             }
         if (out_transposed_) {
-            out_tile_slot_ = tile(out_size_, out_tile_pitch_);
+            for (size_t &slot : out_tile_slot_) slot = tile(out_size_, out_tile_pitch_);
             out_transpose_ = transpose_for(out_size_);
         }
         // Narrow columns are first copied here, contiguously: their gathers read past each element.
@@ -297,6 +302,21 @@ private:
         small_buffer<int64_t, 8> row_stride(n_ops), off(n_ops + 1); // off: row 0 of the panel, then the output
         small_buffer<const void *, 16> view(n_ops + nodes_.size() + 1);
         small_buffer<int64_t, 16> stride(n_ops + nodes_.size() + 1);
+        // A transposed output: tiles fill in turn, each written out (column j
+        // of a tile a contiguous run of the output) while the next one fills.
+        struct {
+            const unsigned char *tile;
+            unsigned char *dst;
+            int64_t len, rows, done; // columns, rows of the tile; columns written so far
+        } written{nullptr, nullptr, 0, 0, 0};
+        int filling = 0;
+        auto write_out = [&](int64_t upto) {
+            if (upto <= written.done) return;
+            const int64_t ds = out_strides_[rank - 1], es = static_cast<int64_t>(out_size_);
+            out_transpose_(written.tile + written.done * es, out_tile_pitch_, written.dst + written.done * ds * es, ds,
+                           upto - written.done, written.rows, stream_);
+            written.done = upto;
+        };
         for (int64_t u = begin; u < end; ++u) {
             const int64_t first_col = u % col_blocks * panel_cols_, len = std::min(panel_cols_, cols - first_col);
             for (size_t k = 0; k <= n_ops; ++k) {
@@ -323,12 +343,8 @@ private:
                     // columns are copied first, with slack.
                     const bool direct =
                         o.transpose && (es >= 4 || (off[k] + r0 + tile - 1 + (len - 1) * s) * es + 4 <= o.extent * es);
-                    for (int64_t j = 0; j < len; ++j) {
-                        // The next tile's part of this column comes while this tile is used.
+                    for (int64_t j = 0; j < len && !direct; ++j) {
                         const unsigned char *column = base[k] + (r0 + j * s) * es;
-                        if (r0 + tile < rows)
-                            for (int64_t b = 0; b < tile * es; b += 64) hwy::Prefetch(column + tile * es + b);
-                        if (direct) continue;
                         if (o.transpose)
                             copy_run(packed + j * packed_pitch * es, column, tile * es);
                         else
@@ -339,11 +355,19 @@ private:
                     else if (o.transpose)
                         o.transpose(packed, packed_pitch, tile_data, o.tile_pitch, tile, len, false);
                 }
+                const int64_t next_tile = std::min(tile_rows, rows - r0 - tile); // rows of the next tile, if any
                 for (int64_t r = r0; r < r0 + tile; ++r) {
                     for (size_t k = 0; k < n_ops; ++k) {
                         const operand_plan &o = operands_[k];
                         if (o.transposed) {
                             ptr[k] = scratch + o.tile_slot + (r - r0) * o.tile_pitch * o.elem_size, row_stride[k] = 1;
+                            // The next tile's part of each column comes while this
+                            // tile is used, a few columns per row: all at once,
+                            // they would fill every line-fill buffer and stall.
+                            const int64_t es = static_cast<int64_t>(o.elem_size), s = o.strides[rank - 1];
+                            for (int64_t j = (r - r0) * len / tile; next_tile > 0 && j < (r - r0 + 1) * len / tile; ++j)
+                                for (int64_t b = 0; b < next_tile * es; b += 64)
+                                    hwy::Prefetch(base[k] + (r0 + tile + j * s) * es + b);
                             continue;
                         }
                         const int64_t es = static_cast<int64_t>(o.elem_size);
@@ -355,18 +379,26 @@ private:
                             for (int64_t b = 0; b < len * es; b += 64)
                                 hwy::Prefetch(ptr[k] + kRowsAhead * o.strides[rank - 2] * es + b);
                     }
-                    auto *out = out_transposed_ ? scratch + out_tile_slot_ + (r - r0) * out_tile_pitch_ * out_size_
-                                                : static_cast<unsigned char *>(output) +
-                                                      (off[n_ops] + r * out_strides_[rank - 2]) * out_size_;
+                    auto *out = out_transposed_
+                                    ? scratch + out_tile_slot_[filling] + (r - r0) * out_tile_pitch_ * out_size_
+                                    : static_cast<unsigned char *>(output) +
+                                          (off[n_ops] + r * out_strides_[rank - 2]) * out_size_;
                     eval_block(scratch, ptr.data(), row_stride.data(), view.data(), stride.data(), 0, out,
                                out_transposed_ ? 1 : out_strides_[rank - 1], len, stream_ && !out_transposed_);
+                    // The previous tile goes out a few of its columns per row of
+                    // this one (whole vectors of them), not all at once.
+                    if (written.len > 0)
+                        write_out(std::min(written.len, ceil_div((r - r0 + 1) * written.len, tile * 16) * 16));
                 }
-                if (out_transposed_) // column j of the tile is a contiguous run of the output
-                    out_transpose_(scratch + out_tile_slot_, out_tile_pitch_,
-                                   static_cast<unsigned char *>(output) + (off[n_ops] + r0) * out_size_,
-                                   out_strides_[rank - 1], len, tile, stream_);
+                if (out_transposed_) {
+                    if (written.len > 0) write_out(written.len);
+                    written = {scratch + out_tile_slot_[filling],
+                               static_cast<unsigned char *>(output) + (off[n_ops] + r0) * out_size_, len, tile, 0};
+                    filling ^= 1;
+                }
             }
         }
+        if (written.len > 0) write_out(written.len);
         if (stream_) hwy::FlushStream();
     }
 
@@ -513,7 +545,7 @@ private:
     int64_t panel_cols_ = 128;      // columns per panel, at most block_
     int64_t tile_rows_ = 0;         // rows of a panel's tiles
     bool out_transposed_ = false;   // panels write the output through a tile, a column at a time
-    size_t out_tile_slot_ = 0;
+    size_t out_tile_slot_[2] = {};  // the tile being filled and the one being written out
     int64_t out_tile_pitch_ = 0;
     transpose_fn out_transpose_ = nullptr;
     size_t packed_slot_ = 0; // columns of a tile before its transpose
