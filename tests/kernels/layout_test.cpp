@@ -199,6 +199,11 @@ TEST(layout_large, padded_rows_and_transposes_across_threads) {
         check_partition({x, y}, {op::kind::Add}, lt(2, t, nchw), "auto", rng, "NHWC + NCHW -> NCHW");
         check_partition({y, x}, {op::kind::Add}, lt(2, t, nchw, channels_last(nchw)), "auto", rng,
                         "NCHW + NHWC -> NHWC");
+        // Only the output transposed: its tiles go out while the next fills.
+        check_partition({x, lt(1, t, nchw, channels_last(nchw))}, {op::kind::Add}, lt(2, t, nchw), "auto", rng,
+                        "NHWC + NHWC -> NCHW");
+        check_partition({y, lt(3, t, nchw)}, {op::kind::Add}, lt(2, t, nchw, channels_last(nchw)), "auto", rng,
+                        "NCHW + NCHW -> NHWC");
         const lt z(2, t, nchw, channels_last(nchw));
         check_partition({x, y, z}, {op::kind::Add, op::kind::Equal}, lt(50, dt::boolean, nchw), "auto", rng,
                         "Equal(NHWC + NCHW, NHWC) -> NCHW");
