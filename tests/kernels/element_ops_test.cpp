@@ -169,8 +169,9 @@ TEST(element_ops, add_chains_round_every_partial_sum_like_the_ops_one_at_a_time)
                                     static_cast<uint16_t *>(in.back().data())[i] = pool[rng() % pool.size()];
                                 }
                     }
-                    for (int64_t pattern = 0; pattern < (int64_t{1} << count);
-                         pattern += 3) // operand k broadcast if bit k
+                    // Operand k broadcast if bit k: every pattern of 2 and 3
+                    // operands, every third of 4 and 5.
+                    for (int64_t pattern = 0; pattern < (int64_t{1} << count); pattern += count <= 3 ? 1 : 3)
                         for (bool stream : {false, true})
                             for (size_t misalign : {size_t{0}, es}) {
                                 std::vector<const void *> ptr;

@@ -32,8 +32,9 @@ namespace {
 // bf16/f16 chains before they ran in registers, where 4-byte ones lose.
 constexpr int64_t kMaxBlock = 512, kMaxNarrowBlock = 256, kMinBlock = 64;
 constexpr size_t kStackScratch = 32 << 10;
-// Bytes ahead of a streaming chain's loads that its operands are prefetched
-// (as the element loops do for a single op).
+// Bytes ahead of its loads that a streaming expression of several nodes (other
+// than an Add chain, which prefetches in its loop) prefetches each node's
+// operands, as the element loops do for a single op.
 constexpr int64_t kPrefetchAhead = 1024;
 // Rows shorter than this (elements) of a one-op partition run many to a call.
 constexpr int64_t kShortRow = 1024;
@@ -157,11 +158,16 @@ public:
         for (size_t n = 0; n < e.nodes.size() && chain_; ++n) {
             const expr_node &x = e.nodes[n];
             const bool same_type = x.kind == op::kind::Add && x.in_dt[0] == t && x.in_dt[1] == t && x.out_dt == t;
-            const int prev = ~static_cast<int>(n - 1); // arg naming node n - 1
             if (n == 0 && same_type && x.arg[0] >= 0 && x.arg[1] >= 0) {
                 chain_args_ = {x.arg[0], x.arg[1]};
-            } else if (n > 0 && same_type && (x.arg[0] == prev) != (x.arg[1] == prev) && x.arg[x.arg[0] == prev] >= 0) {
-                chain_args_.push_back(x.arg[x.arg[0] == prev]); // Add commutes: the order of its args is free
+                continue;
+            }
+            const int prev = ~static_cast<int>(n - 1); // the arg naming node n - 1
+            if (n > 0 && same_type && (x.arg[0] == prev) != (x.arg[1] == prev) && x.arg[x.arg[0] == prev] >= 0) {
+                // Add commutes, so the chain takes either order of its args:
+                // values are the same; only which payload a NaN + NaN keeps may
+                // differ, which IEEE 754 leaves open (and compilers swap too).
+                chain_args_.push_back(x.arg[x.arg[0] == prev]);
             } else {
                 chain_ = nullptr;
             }
@@ -199,14 +205,18 @@ public:
         if (widest == 0) return;
         panels_ = true;
         // Wide panels when most streams run along the rows, tall tiles when
-        // most are transposed (measured, PERFORMANCE.md). The rows' runs are
-        // 1 KiB of the narrowest stream along them (256 f32 or 512 bf16
-        // columns), 2 KiB when only the output is transposed: a transposed
-        // input wants two cache lines or more per column of its tile.
+        // most are transposed (measured, PERFORMANCE.md). A wide panel's
+        // columns make runs of 1 KiB of the narrowest stream along the rows
+        // (256 f32 columns), 2 KiB when only the output is transposed (512):
+        // a transposed input wants two cache lines or more per column of its
+        // tile. At most block_ columns (512; 256 in expressions of several
+        // nodes over 2-byte types).
         size_t row_es = out_transposed_ ? 8 : out_size_;
         bool input_tiles = false;
-        for (const auto &o : operands_)
-            o.transposed ? void(input_tiles = true) : void(row_es = std::min(row_es, o.elem_size));
+        for (const auto &o : operands_) {
+            if (o.transposed) input_tiles = true;
+            if (!o.transposed && o.strides[rank - 1] == 1) row_es = std::min(row_es, o.elem_size);
+        }
         const int64_t run_bytes = input_tiles ? 1024 : 2048;
         panel_cols_ =
             std::min<int64_t>(along_rows > transposed ? run_bytes / static_cast<int64_t>(row_es) : 64, block_);
