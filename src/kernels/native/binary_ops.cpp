@@ -223,6 +223,26 @@ struct bf16_io {
         const hn::Repartition<uint16_t, D> du16;
         return hn::ConcatOdd(du16, hn::BitCast(du16, round_in_lanes<D>(hi)), hn::BitCast(du16, round_in_lanes<D>(lo)));
     }
+    // The same for the even and the odd elements of one vector of bf16
+    // (what load_pairs gives): the 32-bit lanes of the result hold each
+    // rounded pair in memory order again.
+    template <class D> static auto narrow2_pairs(D df, hn::Vec<D> even, hn::Vec<D> odd) {
+        (void)df;
+        const hn::Rebind<uint32_t, D> du32;
+        const hn::Repartition<uint16_t, D> du16;
+        return hn::BitCast(du16, hn::Or(hn::ShiftRight<16>(round_in_lanes<D>(even)),
+                                        hn::And(round_in_lanes<D>(odd), hn::Set(du32, 0xFFFF0000u))));
+    }
+    // Elements [i, i + 2 Lanes(df)) as f32 without a shuffle: each 32-bit lane
+    // holds two bf16, the even element in its low half and the odd one in its
+    // high half, so a shift and a mask widen them.
+    template <class D> static void load_pairs(D df, const uint16_t *p, hn::Vec<D> &even, hn::Vec<D> &odd) {
+        const hn::Rebind<uint32_t, D> du32;
+        const hn::Repartition<uint16_t, D> du16;
+        const auto v = hn::BitCast(du32, hn::LoadU(du16, p));
+        even = hn::BitCast(df, hn::ShiftLeft<16>(v));
+        odd = hn::BitCast(df, hn::And(v, hn::Set(du32, 0xFFFF0000u)));
+    }
 #endif
     static float to_f32(uint16_t x) { return detail::bf16_to_f32(x); }
     static uint16_t from_f32(float x) { return detail::f32_to_bf16(x); }
@@ -245,6 +265,19 @@ struct bf16_cvt_io : bf16_io {
         __m512i packed;
         asm("vcvtne2ps2bf16 %2, %1, %0" : "=v"(packed) : "v"(hi.raw), "v"(lo.raw));
         return hn::Vec512<uint16_t>{packed};
+    }
+    // Even and odd elements: converted as above into [even | odd] halves,
+    // then interleaved back into memory order with one word permute.
+    template <class D> static auto narrow2_pairs(D df, hn::Vec<D> even, hn::Vec<D> odd) {
+        constexpr int kSubnormalOrNaN = 0x01 | 0x20 | 0x80;
+        if (HWY_UNLIKELY(_kor_mask16(_mm512_fpclass_ps_mask(even.raw, kSubnormalOrNaN),
+                                     _mm512_fpclass_ps_mask(odd.raw, kSubnormalOrNaN))))
+            return bf16_io::narrow2_pairs(df, even, odd);
+        __m512i packed;
+        asm("vcvtne2ps2bf16 %2, %1, %0" : "=v"(packed) : "v"(odd.raw), "v"(even.raw));
+        const __m512i order = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
+                                               6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+        return hn::Vec512<uint16_t>{_mm512_permutexvar_epi16(order, packed)};
     }
 };
 #endif
@@ -300,7 +333,29 @@ void add_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_,
         const hn::ScalableTag<float> df;
         const auto a0 = hn::Set(df, A::to_f32(a[0])), b0 = hn::Set(df, B::to_f32(b[0]));
         auto sum = [&](int64_t i) { return hn::Add(sa ? A::load(df, a + i) : a0, sb ? B::load(df, b + i) : b0); };
-        if constexpr (!std::is_same_v<O, f32_io> && HWY_TARGET != HWY_SCALAR) {
+        constexpr bool kPairs = std::is_same_v<A, bf16_io> && std::is_same_v<B, bf16_io>;
+        if constexpr (kPairs && HWY_TARGET != HWY_SCALAR) {
+#if HWY_TARGET != HWY_SCALAR
+            // bf16 + bf16 -> bf16: the even and odd elements of a vector of
+            // each input widen with a shift and a mask, and the two sums narrow
+            // back into memory order (no shuffle to widen).
+            const hn::Repartition<uint16_t, decltype(df)> dout;
+            auto pairs = [&](const uint16_t *p, int64_t stride, const hn::Vec<decltype(df)> &p0, int64_t i, auto &even,
+                             auto &odd) {
+                if (stride) return bf16_io::load_pairs(df, p + i, even, odd);
+                even = odd = p0;
+            };
+            store_loop(
+                dout, hn::Lanes(dout), out, n, stream,
+                [&](int64_t i) {
+                    hn::Vec<decltype(df)> ae, ao, be, bo;
+                    pairs(a, sa, a0, i, ae, ao);
+                    pairs(b, sb, b0, i, be, bo);
+                    return O::narrow2_pairs(df, hn::Add(ae, be), hn::Add(ao, bo));
+                },
+                scalar, a, sa, b, sb);
+#endif
+        } else if constexpr (!std::is_same_v<O, f32_io> && HWY_TARGET != HWY_SCALAR) {
             // A half-precision output: two f32 vectors per store, so that every
             // store (or non-temporal store) is a whole vector.
             const hn::Repartition<uint16_t, decltype(df)> dout;
@@ -352,6 +407,22 @@ void add_chain(const void *const *in_, const int64_t *strides, int64_t count, vo
                     auto acc = at(0, j);
                     for (int64_t k = 1; k + 1 < c; ++k) acc = hn::Add(acc, at(k, j));
                     return hn::Add(acc, at(c - 1, j));
+                } else if constexpr (std::is_same_v<T, bf16_io>) {
+                    // Even and odd elements apart, widened without a shuffle
+                    // (bf16_io::load_pairs); rounding works lane by lane.
+                    hn::Vec<decltype(df)> even, odd, e, o;
+                    auto pairs = [&](int64_t k, hn::Vec<decltype(df)> &ek, hn::Vec<decltype(df)> &ok) {
+                        if (strides[k]) return bf16_io::load_pairs(df, in[k] + j, ek, ok);
+                        ek = ok = hn::Set(df, T::to_f32(in[k][0]));
+                    };
+                    pairs(0, even, odd);
+                    for (int64_t k = 1; k + 1 < c; ++k) {
+                        pairs(k, e, o);
+                        even = T::round(df, hn::Add(even, e));
+                        odd = T::round(df, hn::Add(odd, o));
+                    }
+                    pairs(c - 1, e, o);
+                    return O::narrow2_pairs(df, hn::Add(even, e), hn::Add(odd, o));
                 } else {
                     auto lo = at(0, j), hi = at(0, j + lanes);
                     for (int64_t k = 1; k + 1 < c; ++k) {
