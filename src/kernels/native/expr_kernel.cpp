@@ -155,22 +155,26 @@ public:
         if (e.nodes.size() < 2) return;
         const data_type t = e.nodes[0].out_dt;
         chain_ = element_ops_for_cpu().add_chain[dtype_index(t)];
-        for (size_t n = 0; n < e.nodes.size() && chain_; ++n) {
+        if (!chain_) return; // no chain loop for this type
+        for (size_t n = 0; n < e.nodes.size(); ++n) {
             const expr_node &x = e.nodes[n];
             const bool same_type = x.kind == op::kind::Add && x.in_dt[0] == t && x.in_dt[1] == t && x.out_dt == t;
-            if (n == 0 && same_type && x.arg[0] >= 0 && x.arg[1] >= 0) {
+            // Node 0 adds two operands; every later node adds one operand to
+            // the result of the node before it (the arg ~(n - 1)).
+            const int prev = n > 0 ? ~static_cast<int>(n - 1) : 0;
+            const bool link = n == 0 ? x.arg[0] >= 0 && x.arg[1] >= 0
+                                     : (x.arg[0] == prev) != (x.arg[1] == prev) && x.arg[x.arg[0] == prev] >= 0;
+            if (!same_type || !link) {
+                chain_ = nullptr, chain_args_.clear();
+                return;
+            }
+            // Add commutes, so the chain takes either order of a node's args:
+            // values are the same; only which payload a NaN + NaN keeps may
+            // differ, which IEEE 754 leaves open (and compilers swap too).
+            if (n == 0)
                 chain_args_ = {x.arg[0], x.arg[1]};
-                continue;
-            }
-            const int prev = ~static_cast<int>(n - 1); // the arg naming node n - 1
-            if (n > 0 && same_type && (x.arg[0] == prev) != (x.arg[1] == prev) && x.arg[x.arg[0] == prev] >= 0) {
-                // Add commutes, so the chain takes either order of its args:
-                // values are the same; only which payload a NaN + NaN keeps may
-                // differ, which IEEE 754 leaves open (and compilers swap too).
+            else
                 chain_args_.push_back(x.arg[x.arg[0] == prev]);
-            } else {
-                chain_ = nullptr;
-            }
         }
     }
 
