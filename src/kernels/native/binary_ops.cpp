@@ -562,29 +562,35 @@ void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitc
         HWY_ALIGN int32_t step[hn::MaxLanes(di)];
         for (int64_t l = 0; l < lanes; ++l) step[l] = static_cast<int32_t>(l * src_pitch * sizeof(T));
         const auto steps = hn::Load(di, step);
-        auto store = [&](auto v, int64_t r) {
-            T *to = dst + r * dst_pitch + j;
+        auto store = [&](auto v, int64_t r, int64_t c) {
+            T *to = dst + r * dst_pitch + c;
             // Highway streams vectors narrower than 16 bytes as 16 bytes: those store normally.
             if (stream && lanes * sizeof(T) >= 16 && reinterpret_cast<uintptr_t>(to) % (lanes * sizeof(T)) == 0)
                 hn::Stream(hn::TruncateTo(dn, v), dn, to);
             else
                 hn::StoreU(hn::TruncateTo(dn, v), dn, to);
         };
-        for (; j + lanes <= cols; j += lanes) {
-            const T *column = src + j * src_pitch;
-            int64_t r = 0;
-            for (; r + kPer <= rows; r += kPer) {
-                const auto v = hn::GatherOffset(d32, reinterpret_cast<const uint32_t *>(column + r), steps);
-                store(v, r);
-                if constexpr (kPer >= 2) store(hn::ShiftRight<8 * sizeof(T)>(v), r + 1);
+        auto gather = [&](int64_t r, int64_t c) {
+            return hn::GatherOffset(d32, reinterpret_cast<const uint32_t *>(src + c * src_pitch + r), steps);
+        };
+        // A vector holds less than a cache line of a dst row: the vectors of
+        // one row go out back to back, so that a streamed line is written
+        // whole (pieces of it apart in time cost a read of the line each).
+        const int64_t j_end = j + (cols - j) / lanes * lanes;
+        int64_t r = 0;
+        for (; r + kPer <= rows; r += kPer)
+            for (int64_t c = j; c < j_end; c += lanes) {
+                const auto v = gather(r, c);
+                store(v, r, c);
+                if constexpr (kPer >= 2) store(hn::ShiftRight<8 * sizeof(T)>(v), r + 1, c);
                 if constexpr (kPer == 4) {
-                    store(hn::ShiftRight<16>(v), r + 2);
-                    store(hn::ShiftRight<24>(v), r + 3);
+                    store(hn::ShiftRight<16>(v), r + 2, c);
+                    store(hn::ShiftRight<24>(v), r + 3, c);
                 }
             }
-            for (; r < rows; ++r)
-                store(hn::GatherOffset(d32, reinterpret_cast<const uint32_t *>(column + r), steps), r);
-        }
+        for (; r < rows; ++r)
+            for (int64_t c = j; c < j_end; c += lanes) store(gather(r, c), r, c);
+        j = j_end;
     }
     for (; j < cols; ++j)
         for (int64_t r = 0; r < rows; ++r) dst[r * dst_pitch + j] = src[j * src_pitch + r];
