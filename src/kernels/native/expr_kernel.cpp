@@ -42,6 +42,9 @@ constexpr int64_t kShortRow = 1024;
 constexpr int64_t kTileBytes = 32 << 10;
 // Rows ahead of a panel's current row that operands read along rows are prefetched.
 constexpr int64_t kRowsAhead = 16;
+// Strips (only the output transposed): bytes of the narrowest input row per
+// block, and how far ahead of its loads each row is prefetched.
+constexpr int64_t kStripBytes = 512, kStripAhead = 256;
 
 template <typename T> void copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n) {
     auto *d = static_cast<T *>(dst);
@@ -211,24 +214,27 @@ public:
         // Wide panels when most streams run along the rows, tall tiles when
         // most are transposed (measured, PERFORMANCE.md). A wide panel's
         // columns make runs of 1 KiB of the narrowest stream along the rows
-        // (256 f32 columns), 2 KiB when only the output is transposed (512):
-        // a transposed input wants two cache lines or more per column of its
-        // tile. At most block_ columns (512; 256 in expressions of several
-        // nodes over 2-byte types).
+        // (256 f32 columns): a transposed input wants two cache lines or more
+        // per column of its tile. When only the output is transposed, strips
+        // (run_strips) take blocks of 512 bytes of the narrowest input row.
+        // At most block_ columns (512; 256 in expressions of several nodes
+        // over 2-byte types).
         size_t row_es = out_transposed_ ? 8 : out_size_;
         bool input_tiles = false;
         for (const auto &o : operands_) {
             if (o.transposed) input_tiles = true;
             if (!o.transposed && o.strides[rank - 1] == 1) row_es = std::min(row_es, o.elem_size);
         }
-        const int64_t run_bytes = input_tiles ? 1024 : 2048;
-        panel_cols_ =
-            std::min<int64_t>(along_rows > transposed ? run_bytes / static_cast<int64_t>(row_es) : 64, block_);
+        strips_ = !input_tiles;
+        const int64_t run_bytes = input_tiles ? 1024 : kStripBytes;
+        panel_cols_ = along_rows > transposed ? run_bytes / static_cast<int64_t>(row_es) : 64;
+        if (!strips_) panel_cols_ = std::min(panel_cols_, block_);
         // Tiles hold whole cache lines of rows, up to kTileBytes per operand:
         // each column of a tile is one contiguous run of memory.
         const int64_t per_line = 64 / widest, rows = shape_[rank - 2];
         const int64_t fit = std::max<int64_t>(1, kTileBytes / (panel_cols_ * widest) / per_line);
-        tile_rows_ = std::min(ceil_div(rows, per_line), fit) * per_line;
+        // Strips are one output cache line tall: as few row streams as fill it.
+        tile_rows_ = std::min(ceil_div(rows, per_line), strips_ ? int64_t{1} : fit) * per_line;
         const element_ops &ops = element_ops_for_cpu();
         auto transpose_for = [&](size_t es) {
             return es == 1   ? ops.transpose[0]
@@ -298,6 +304,15 @@ private:
     // columns of the inner dim, every row of the second-inner dim.
     void execute_panels(const void *const *inputs, void *output, const exec_context &ctx) const {
         const size_t rank = shape_.size();
+        if (strips_) {
+            const int64_t units = total_ / shape_[rank - 1] / shape_[rank - 2] * ceil_div(shape_[rank - 2], tile_rows_);
+            const int chunks = static_cast<int>(std::min<int64_t>(facts_.chunks, units));
+            parallel_chunks(chunks, [&](int c) {
+                const int64_t begin = units * c / chunks, end = units * (c + 1) / chunks;
+                with_scratch(ctx, [&](unsigned char *scratch) { run_strips(inputs, output, begin, end, scratch); });
+            });
+            return;
+        }
         const int64_t cols = shape_[rank - 1], col_blocks = ceil_div(cols, panel_cols_);
         const int64_t units = total_ / (cols * shape_[rank - 2]) * col_blocks;
         const int chunks = static_cast<int>(std::min<int64_t>(facts_.chunks, units));
@@ -410,6 +425,73 @@ private:
                                static_cast<unsigned char *>(output) + (off[n_ops] + r0) * out_size_, len, tile, 0};
                     filling ^= 1;
                 }
+            }
+        }
+        if (written.len > 0) write_out(written.len);
+        if (stream_) hwy::FlushStream();
+    }
+
+    // Strips: only the output is transposed. Each unit is tile_rows_ rows of
+    // one index of the outer dims, walked along its rows a block of
+    // panel_cols_ columns at a time: every input row is one long stream, and
+    // each block of the output goes out through a tile, a cache line per column.
+    void run_strips(const void *const *inputs, void *output, int64_t begin, int64_t end,
+                    unsigned char *scratch) const {
+        const size_t rank = shape_.size(), n_ops = operands_.size();
+        const int64_t rows = shape_[rank - 2], cols = shape_[rank - 1];
+        const int64_t row_tiles = ceil_div(rows, tile_rows_), es_out = static_cast<int64_t>(out_size_);
+        const int64_t ds = out_strides_[rank - 1];
+        small_buffer<const unsigned char *, 8> ptr(n_ops), base(n_ops);
+        small_buffer<int64_t, 8> row_stride(n_ops);
+        small_buffer<const void *, 16> view(n_ops + nodes_.size() + 1);
+        small_buffer<int64_t, 16> stride(n_ops + nodes_.size() + 1);
+        // The tile filled before this one, written out a few columns per row of this one.
+        struct {
+            const unsigned char *tile = nullptr;
+            unsigned char *dst = nullptr;
+            int64_t len = 0, rows = 0, done = 0; // columns, rows of the tile; columns written so far
+        } written;
+        auto write_out = [&](int64_t upto) {
+            if (upto <= written.done) return;
+            out_transpose_(written.tile + written.done * es_out, out_tile_pitch_,
+                           written.dst + written.done * ds * es_out, ds, upto - written.done, written.rows, stream_);
+            written.done = upto;
+        };
+        int filling = 0;
+        for (int64_t u = begin; u < end; ++u) {
+            const int64_t r0 = u % row_tiles * tile_rows_, tile = std::min(tile_rows_, rows - r0);
+            int64_t out_off = r0 * out_strides_[rank - 2];
+            for (size_t k = 0; k <= n_ops; ++k) {
+                const dims &st = k < n_ops ? operands_[k].strides : out_strides_;
+                int64_t off = 0, rest = u / row_tiles;
+                for (size_t d = rank - 2; d-- > 0;) off += rest % shape_[d] * st[d], rest /= shape_[d];
+                if (k < n_ops)
+                    base[k] = static_cast<const unsigned char *>(inputs[operands_[k].port]) +
+                              (off + r0 * st[rank - 2]) * static_cast<int64_t>(operands_[k].elem_size);
+                else
+                    out_off += off;
+            }
+            for (int64_t c0 = 0; c0 < cols; c0 += panel_cols_) {
+                const int64_t len = std::min(panel_cols_, cols - c0);
+                unsigned char *out_tile = scratch + out_tile_slot_[filling];
+                for (int64_t r = 0; r < tile; ++r) {
+                    for (size_t k = 0; k < n_ops; ++k) {
+                        const operand_plan &o = operands_[k];
+                        const int64_t es = static_cast<int64_t>(o.elem_size), s = o.strides[rank - 1];
+                        ptr[k] = base[k] + (r * o.strides[rank - 2] + c0 * s) * es, row_stride[k] = s;
+                        if (s == 1)
+                            for (int64_t b = kStripAhead; b < std::min(len * es + kStripAhead, (cols - c0) * es); b += 64)
+                                hwy::Prefetch(ptr[k] + b);
+                    }
+                    for (int64_t j = 0; j < len; j += block_)
+                        eval_block(scratch, ptr.data(), row_stride.data(), view.data(), stride.data(), j,
+                                   out_tile + (r * out_tile_pitch_ + j) * es_out, 1, std::min(block_, len - j), false);
+                    if (written.len > 0)
+                        write_out(std::min(written.len, ceil_div((r + 1) * written.len, tile * 16) * 16));
+                }
+                if (written.len > 0) write_out(written.len);
+                written = {out_tile, static_cast<unsigned char *>(output) + (out_off + c0 * ds) * es_out, len, tile, 0};
+                filling ^= 1;
             }
         }
         if (written.len > 0) write_out(written.len);
@@ -555,6 +637,7 @@ private:
     int64_t row_block_ = kMaxBlock; // elements per call along a row: block_, or all of it
     bool stream_ = false;           // non-temporal stores for the output
     bool panels_ = false;           // a transposing operand: walk panels (execute_panels)
+    bool strips_ = false;           // panels where only the output is transposed: walk strips (run_strips)
     bool rows_path_ = false;        // whole short rows in one call (run)
     int64_t panel_cols_ = 128;      // columns per panel, at most block_
     int64_t tile_rows_ = 0;         // rows of a panel's tiles
