@@ -573,24 +573,31 @@ void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitc
         auto gather = [&](int64_t r, int64_t c) {
             return hn::GatherOffset(d32, reinterpret_cast<const uint32_t *>(src + c * src_pitch + r), steps);
         };
-        // A vector holds less than a cache line of a dst row: the vectors of
-        // one row go out back to back, so that a streamed line is written
-        // whole (pieces of it apart in time cost a read of the line each).
-        const int64_t j_end = j + (cols - j) / lanes * lanes;
-        int64_t r = 0;
-        for (; r + kPer <= rows; r += kPer)
-            for (int64_t c = j; c < j_end; c += lanes) {
-                const auto v = gather(r, c);
-                store(v, r, c);
-                if constexpr (kPer >= 2) store(hn::ShiftRight<8 * sizeof(T)>(v), r + 1, c);
-                if constexpr (kPer == 4) {
-                    store(hn::ShiftRight<16>(v), r + 2, c);
-                    store(hn::ShiftRight<24>(v), r + 3, c);
+        // A vector holds less than a cache line of a dst row: columns go in
+        // groups of a line, each row's vectors of a group back to back, so
+        // that a streamed line is written whole (pieces of it apart in time
+        // cost a read of the line each) while src is read a few columns at a time.
+        const int64_t group = std::max<int64_t>(1, static_cast<int64_t>(64 / sizeof(T)) / lanes) * lanes;
+        for (; j + lanes <= cols; j += group) {
+            const int64_t j_end = std::min(j + group, j + (cols - j) / lanes * lanes);
+            int64_t r = 0;
+            for (; r + kPer <= rows; r += kPer)
+                for (int64_t c = j; c < j_end; c += lanes) {
+                    const auto v = gather(r, c);
+                    store(v, r, c);
+                    if constexpr (kPer >= 2) store(hn::ShiftRight<8 * sizeof(T)>(v), r + 1, c);
+                    if constexpr (kPer == 4) {
+                        store(hn::ShiftRight<16>(v), r + 2, c);
+                        store(hn::ShiftRight<24>(v), r + 3, c);
+                    }
                 }
+            for (; r < rows; ++r)
+                for (int64_t c = j; c < j_end; c += lanes) store(gather(r, c), r, c);
+            if (j_end < j + group) { // the last whole vectors of columns
+                j = j_end;
+                break;
             }
-        for (; r < rows; ++r)
-            for (int64_t c = j; c < j_end; c += lanes) store(gather(r, c), r, c);
-        j = j_end;
+        }
     }
     for (; j < cols; ++j)
         for (int64_t r = 0; r < rows; ++r) dst[r * dst_pitch + j] = src[j * src_pitch + r];
