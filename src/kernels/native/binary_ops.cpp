@@ -578,8 +578,8 @@ void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitc
         // that a streamed line is written whole (pieces of it apart in time
         // cost a read of the line each) while src is read a few columns at a time.
         const int64_t group = std::max<int64_t>(1, static_cast<int64_t>(64 / sizeof(T)) / lanes) * lanes;
-        for (; j + lanes <= cols; j += group) {
-            const int64_t j_end = std::min(j + group, j + (cols - j) / lanes * lanes);
+        for (int64_t j_end; j + lanes <= cols; j = j_end) {
+            j_end = std::min(j + group, j + (cols - j) / lanes * lanes);
             int64_t r = 0;
             for (; r + kPer <= rows; r += kPer)
                 for (int64_t c = j; c < j_end; c += lanes) {
@@ -593,10 +593,6 @@ void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitc
                 }
             for (; r < rows; ++r)
                 for (int64_t c = j; c < j_end; c += lanes) store(gather(r, c), r, c);
-            if (j_end < j + group) { // the last whole vectors of columns
-                j = j_end;
-                break;
-            }
         }
     }
     for (; j < cols; ++j)

@@ -234,7 +234,7 @@ public:
         const int64_t per_line = 64 / widest, rows = shape_[rank - 2];
         const int64_t fit = std::max<int64_t>(1, kTileBytes / (panel_cols_ * widest) / per_line);
         // Strips are one output cache line tall: as few row streams as fill it.
-        tile_rows_ = std::min(ceil_div(rows, per_line), strips_ ? int64_t{1} : fit) * per_line;
+        tile_rows_ = strips_ ? per_line : std::min(ceil_div(rows, per_line), fit) * per_line;
         const element_ops &ops = element_ops_for_cpu();
         auto transpose_for = [&](size_t es) {
             return es == 1   ? ops.transpose[0]
@@ -258,9 +258,11 @@ public:
             for (size_t &slot : out_tile_slot_) slot = tile(out_size_, out_tile_pitch_);
             out_transpose_ = transpose_for(out_size_);
         }
-        // Narrow columns are first copied here, contiguously: their gathers read past each element.
-        packed_slot_ = std::exchange(
-            scratch_bytes_, scratch_bytes_ + static_cast<size_t>(panel_cols_ * (tile_rows_ * widest + 64) + 64));
+        // Narrow columns of an input tile are first copied here, contiguously:
+        // their gathers read past each element.
+        if (!strips_)
+            packed_slot_ = std::exchange(
+                scratch_bytes_, scratch_bytes_ + static_cast<size_t>(panel_cols_ * (tile_rows_ * widest + 64) + 64));
     }
 
     void execute(const void *const *inputs, void *output, const exec_context &ctx) const override {
@@ -435,8 +437,7 @@ private:
     // one index of the outer dims, walked along its rows a block of
     // panel_cols_ columns at a time: every input row is one long stream, and
     // each block of the output goes out through a tile, a cache line per column.
-    void run_strips(const void *const *inputs, void *output, int64_t begin, int64_t end,
-                    unsigned char *scratch) const {
+    void run_strips(const void *const *inputs, void *output, int64_t begin, int64_t end, unsigned char *scratch) const {
         const size_t rank = shape_.size(), n_ops = operands_.size();
         const int64_t rows = shape_[rank - 2], cols = shape_[rank - 1];
         const int64_t row_tiles = ceil_div(rows, tile_rows_), es_out = static_cast<int64_t>(out_size_);
@@ -480,7 +481,8 @@ private:
                         const int64_t es = static_cast<int64_t>(o.elem_size), s = o.strides[rank - 1];
                         ptr[k] = base[k] + (r * o.strides[rank - 2] + c0 * s) * es, row_stride[k] = s;
                         if (s == 1)
-                            for (int64_t b = kStripAhead; b < std::min(len * es + kStripAhead, (cols - c0) * es); b += 64)
+                            for (int64_t b = kStripAhead; b < std::min(len * es + kStripAhead, (cols - c0) * es);
+                                 b += 64)
                                 hwy::Prefetch(ptr[k] + b);
                     }
                     for (int64_t j = 0; j < len; j += block_)
@@ -639,7 +641,7 @@ private:
     bool panels_ = false;           // a transposing operand: walk panels (execute_panels)
     bool strips_ = false;           // panels where only the output is transposed: walk strips (run_strips)
     bool rows_path_ = false;        // whole short rows in one call (run)
-    int64_t panel_cols_ = 128;      // columns per panel, at most block_
+    int64_t panel_cols_ = 128;      // columns per panel (at most block_) or per block of a strip
     int64_t tile_rows_ = 0;         // rows of a panel's tiles
     bool out_transposed_ = false;   // panels write the output through a tile, a column at a time
     size_t out_tile_slot_[2] = {};  // the tile being filled and the one being written out
