@@ -204,6 +204,9 @@ TEST(layout_large, padded_rows_and_transposes_across_threads) {
                         "NHWC + NHWC -> NCHW");
         check_partition({y, lt(3, t, nchw)}, {op::kind::Add}, lt(2, t, nchw, channels_last(nchw)), "auto", rng,
                         "NCHW + NCHW -> NHWC");
+        // Strips one input line tall, part of each boolean output line per strip.
+        check_partition({y, lt(3, t, nchw)}, {op::kind::Equal}, lt(2, dt::boolean, nchw, channels_last(nchw)), "auto",
+                        rng, "Equal(NCHW, NCHW) -> NHWC boolean");
         const lt z(2, t, nchw, channels_last(nchw));
         check_partition({x, y, z}, {op::kind::Add, op::kind::Equal}, lt(50, dt::boolean, nchw), "auto", rng,
                         "Equal(NHWC + NCHW, NHWC) -> NCHW");
