@@ -4,6 +4,8 @@
 // that must stay untouched after the last element.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "kernels/native/binary_ops.hpp"
@@ -254,6 +256,58 @@ TEST(element_ops, transposes_of_every_element_size) {
                 EXPECT_EQ(got, want) << ops->isa << " " << es << "-byte elements, stream=" << stream;
             }
         }
+}
+
+TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<float> value(-1e3f, 1e3f);
+    const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                              std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(),
+                              -0.0f,
+                              1e-40f,
+                              3.4e38f};
+    int checked = 0;
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target()) {
+        const auto fn = ops->add_out_transposed[fusebox::detail::dtype_index(dt::f32)];
+        ASSERT_NE(fn, nullptr) << ops->isa;
+        // Whole blocks and tails of rows and columns; an output pitch that
+        // keeps vectors aligned (streamed) and one that does not.
+        for (int64_t rows : {int64_t{16}, int64_t{37}, int64_t{5}})
+            for (int64_t cols : {int64_t{70}, int64_t{16}, int64_t{3}})
+                for (int64_t po : {int64_t{64}, rows + 3})
+                    for (bool stream : {false, true}) {
+                        const int64_t pa = cols + 1, pb = cols + 7;
+                        std::vector<float> a(static_cast<size_t>(rows * pa)), b(static_cast<size_t>(rows * pb));
+                        for (auto *v : {&a, &b})
+                            for (float &x : *v) x = rng() % 8 == 0 ? specials[rng() % 6] : value(rng);
+                        std::vector<float, aligned_allocator<float>> out(static_cast<size_t>(cols * po + 16));
+                        std::vector<uint32_t> guard(out.size());
+                        for (auto &g : guard) g = static_cast<uint32_t>(rng());
+                        std::memcpy(out.data(), guard.data(), out.size() * 4);
+                        fn(a.data(), pa, b.data(), pb, out.data(), po, rows, cols, stream);
+                        for (int64_t j = 0; j < cols; ++j)
+                            for (int64_t r = 0; r < rows; ++r) {
+                                const float want =
+                                    a[static_cast<size_t>(r * pa + j)] + b[static_cast<size_t>(r * pb + j)];
+                                const float got = out[static_cast<size_t>(j * po + r)];
+                                ASSERT_TRUE(std::isnan(want) ? std::isnan(got)
+                                                             : got == want && std::signbit(got) == std::signbit(want))
+                                    << ops->isa << " rows=" << rows << " cols=" << cols << " po=" << po << " r=" << r
+                                    << " j=" << j << " stream=" << stream;
+                            }
+                        // Nothing but the elements is written.
+                        for (size_t i = 0; i < out.size(); ++i) {
+                            const int64_t j = static_cast<int64_t>(i) / po, r = static_cast<int64_t>(i) % po;
+                            if (j < cols && r < rows) continue;
+                            uint32_t bits;
+                            std::memcpy(&bits, &out[i], 4);
+                            ASSERT_EQ(bits, guard[i]) << ops->isa << " wrote outside the output at " << i;
+                        }
+                        ++checked;
+                    }
+    }
+    EXPECT_GT(checked, 0);
 }
 
 } // namespace

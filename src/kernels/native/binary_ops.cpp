@@ -599,6 +599,49 @@ void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitc
         for (int64_t r = 0; r < rows; ++r) dst[r * dst_pitch + j] = src[j * src_pitch + r];
 }
 
+// Bytes ahead of its loads that add_out_transposed prefetches each input row:
+// a few lines, so that the L2 streamer, not the line-fill buffers, carries
+// the rows from memory (1 - 4 KiB ahead measured 10 - 20 % slower).
+constexpr int64_t kRowAheadBytes = 256;
+
+template <typename T>
+void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, void *out_, int64_t po, int64_t rows,
+                        int64_t cols, bool stream) {
+    const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
+    T *out = static_cast<T *>(out_);
+    int64_t r0 = 0;
+    static_cast<void>(stream); // no vectors to stream on the scalar target
+#if HWY_TARGET != HWY_SCALAR
+    const hn::ScalableTag<T> d;
+    using V = decltype(hn::Zero(d));
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), ahead = kRowAheadBytes / sizeof(T);
+    for (; lanes > 1 && r0 + lanes <= rows; r0 += lanes) {
+        int64_t j = 0;
+        for (; j + lanes <= cols; j += lanes) {
+            V v[hn::MaxLanes(d)];
+            for (int64_t l = 0; l < lanes; ++l) {
+                const T *x = a + (r0 + l) * pa + j, *y = b + (r0 + l) * pb + j;
+                __builtin_prefetch(x + ahead, 0, 3);
+                __builtin_prefetch(y + ahead, 0, 3);
+                v[l] = hn::Add(hn::LoadU(d, x), hn::LoadU(d, y));
+            }
+            transpose_block(d, v); // v[m]: column j + m of the block, rows r0 .. r0 + lanes - 1
+            for (int64_t m = 0; m < lanes; ++m) {
+                T *to = out + (j + m) * po + r0;
+                if (stream && reinterpret_cast<uintptr_t>(to) % (lanes * sizeof(T)) == 0)
+                    hn::Stream(v[m], d, to);
+                else
+                    hn::StoreU(v[m], d, to);
+            }
+        }
+        for (; j < cols; ++j)
+            for (int64_t l = 0; l < lanes; ++l) out[j * po + r0 + l] = a[(r0 + l) * pa + j] + b[(r0 + l) * pb + j];
+    }
+#endif
+    for (; r0 < rows; ++r0)
+        for (int64_t j = 0; j < cols; ++j) out[j * po + r0] = a[r0 * pa + j] + b[r0 * pb + j];
+}
+
 // Fn over rows; Fn is inlined into the row loop, so short rows cost no call each.
 template <auto Fn, size_t SA, size_t SB, size_t SO>
 void over_rows(const void *a, int64_t sa, int64_t pa, const void *b, int64_t sb, int64_t pb, void *out, int64_t po,
@@ -668,6 +711,7 @@ const element_ops *get_element_ops() {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
         if (__builtin_cpu_supports("avx512bf16")) o.add_chain[dtype_index(dt::bf16)] = add_chain<bf16, bf16_cvt_io>;
 #endif
+        o.add_out_transposed[dtype_index(dt::f32)] = add_out_transposed<float>;
         o.transpose[0] = transpose<uint8_t>;
         o.transpose[1] = transpose<uint16_t>;
         o.transpose[2] = transpose<uint32_t>;

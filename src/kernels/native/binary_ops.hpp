@@ -28,6 +28,14 @@ using chain_fn = void (*)(const void *const *in, const int64_t *strides, int64_t
 using transpose_fn = void (*)(const void *src, int64_t src_pitch, void *dst, int64_t dst_pitch, int64_t rows,
                               int64_t cols, bool stream);
 
+/// out[j * po + r] = a[r * pa + j] + b[r * pb + j] for r < rows, j < cols
+/// (pitches in elements): an Add of two operands read along their rows whose
+/// output is transposed, lanes-by-lanes blocks added and transposed in
+/// registers, each input row prefetched a few lines ahead. `stream` asks for
+/// non-temporal stores where a vector of out is aligned.
+using add_transposed_fn = void (*)(const void *a, int64_t pa, const void *b, int64_t pb, void *out, int64_t po,
+                                   int64_t rows, int64_t cols, bool stream);
+
 /// The loops of one instruction set, indexed by dtype_index().
 struct element_ops {
     const char *isa; // e.g. "AVX3", "AVX2"
@@ -36,8 +44,9 @@ struct element_ops {
     binary_fn equal[kNumDataTypes]; // out = (a == b) as boolean bytes
     rows_fn add_rows[kNumDataTypes][kNumDataTypes]; // add over rows, one call for many short rows
     rows_fn equal_rows[kNumDataTypes];
-    transpose_fn transpose[4];         // for elements of 1, 2, 4 and 8 bytes
-    chain_fn add_chain[kNumDataTypes]; // f32, bf16 and f16; null for the other types
+    transpose_fn transpose[4];                           // for elements of 1, 2, 4 and 8 bytes
+    chain_fn add_chain[kNumDataTypes];                   // f32, bf16 and f16; null for the other types
+    add_transposed_fn add_out_transposed[kNumDataTypes]; // f32; null for the other types
 };
 
 /// The best loops for this CPU (chosen once).

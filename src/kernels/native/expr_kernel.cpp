@@ -140,6 +140,7 @@ public:
             nodes_.push_back(p);
         }
         plan_chain(e);
+        plan_strip_add(e, rank);
         // One op (or a chain in registers) reading its operands in place
         // (contiguous or broadcast) and writing the output directly uses no
         // scratch: a whole row per call. Short rows of one op go to its row
@@ -179,6 +180,17 @@ public:
             else
                 chain_args_.push_back(x.arg[x.arg[0] == prev]);
         }
+    }
+
+    // Strips of one Add of two operands along their rows run the Add and the
+    // transpose in registers: no tile, straight to the output.
+    void plan_strip_add(const fused_expr &e, size_t rank) {
+        if (!strips_ || e.nodes.size() != 1 || e.nodes[0].kind != op::kind::Add) return;
+        const expr_node &n = e.nodes[0];
+        if (n.in_dt[0] != n.in_dt[1] || n.out_dt != n.in_dt[0] || n.arg[0] < 0 || n.arg[1] < 0) return;
+        for (int k : n.arg)
+            if (operands_[static_cast<size_t>(k)].strides[rank - 1] != 1) return; // broadcast or gathered
+        strip_add_ = element_ops_for_cpu().add_out_transposed[dtype_index(n.out_dt)];
     }
 
     // Transposing partitions. An operand read across the inner dim has its
@@ -486,6 +498,12 @@ private:
                 else
                     out_off += off;
             }
+            if (strip_add_) {
+                const auto &[x, y] = nodes_[0].arg;
+                strip_add_(base[x], operands_[x].strides[rank - 2], base[y], operands_[y].strides[rank - 2],
+                           static_cast<unsigned char *>(output) + out_off * es_out, ds, tile, cols, stream_);
+                continue;
+            }
             for (int64_t c0 = 0; c0 < cols; c0 += panel_cols_) {
                 const int64_t len = std::min(panel_cols_, cols - c0);
                 unsigned char *out_tile = scratch + out_tile_slot_[filling];
@@ -646,8 +664,9 @@ private:
     std::vector<operand_plan> operands_;
     std::vector<int64_t> inner_strides_; // each operand's stride along the inner dim
     std::vector<node_plan> nodes_;
-    chain_fn chain_ = nullptr;    // the nodes are a chain of Adds over one type (plan_chain)
-    std::vector<int> chain_args_; // its operands, in the order they are added
+    chain_fn chain_ = nullptr;              // the nodes are a chain of Adds over one type (plan_chain)
+    add_transposed_fn strip_add_ = nullptr; // strips of one Add in registers (plan_strip_add)
+    std::vector<int> chain_args_;           // its operands, in the order they are added
     size_t out_size_ = 0, scratch_bytes_ = 0;
     int64_t block_ = kMaxBlock;     // elements per block
     int64_t row_block_ = kMaxBlock; // elements per call along a row: block_, or all of it
