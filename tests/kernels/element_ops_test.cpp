@@ -310,4 +310,58 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
     EXPECT_GT(checked, 0);
 }
 
+TEST(element_ops, add_one_transposed_is_the_transpose_then_the_add) {
+    std::mt19937_64 rng(6);
+    std::uniform_real_distribution<float> value(-1e3f, 1e3f);
+    const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                              std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(),
+                              -0.0f,
+                              1e-40f,
+                              3.4e38f};
+    int checked = 0;
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target()) {
+        const auto fn = ops->add_one_transposed[fusebox::detail::dtype_index(dt::f32)];
+        ASSERT_NE(fn, nullptr) << ops->isa;
+        // Strips of two vectors of rows, of one, and leftover rows; whole
+        // blocks of columns and a tail; aligned (streamed) and unaligned rows.
+        for (int64_t rows : {int64_t{32}, int64_t{53}, int64_t{5}})
+            for (int64_t cols : {int64_t{70}, int64_t{16}, int64_t{3}})
+                for (int64_t po : {int64_t{80}, cols + 3})
+                    for (bool stream : {false, true})
+                        for (bool b_first : {false, true}) {
+                            const int64_t pt = rows + 2, pb = cols + 5;
+                            std::vector<float> t(static_cast<size_t>(cols * pt)), b(static_cast<size_t>(rows * pb));
+                            for (auto *v : {&t, &b})
+                                for (float &x : *v) x = rng() % 8 == 0 ? specials[rng() % 6] : value(rng);
+                            std::vector<float, aligned_allocator<float>> out(static_cast<size_t>(rows * po + 16));
+                            std::vector<uint32_t> guard(out.size());
+                            for (auto &g : guard) g = static_cast<uint32_t>(rng());
+                            std::memcpy(out.data(), guard.data(), out.size() * 4);
+                            fn(t.data(), pt, b.data(), pb, b_first, out.data(), po, rows, cols, stream);
+                            for (int64_t r = 0; r < rows; ++r)
+                                for (int64_t j = 0; j < cols; ++j) {
+                                    const float x = t[static_cast<size_t>(j * pt + r)],
+                                                y = b[static_cast<size_t>(r * pb + j)];
+                                    const float want = b_first ? y + x : x + y,
+                                                got = out[static_cast<size_t>(r * po + j)];
+                                    ASSERT_TRUE(std::isnan(want)
+                                                    ? std::isnan(got)
+                                                    : got == want && std::signbit(got) == std::signbit(want))
+                                        << ops->isa << " rows=" << rows << " cols=" << cols << " po=" << po
+                                        << " r=" << r << " j=" << j << " stream=" << stream;
+                                }
+                            for (size_t i = 0; i < out.size(); ++i) {
+                                const int64_t r = static_cast<int64_t>(i) / po, j = static_cast<int64_t>(i) % po;
+                                if (r < rows && j < cols) continue;
+                                uint32_t bits;
+                                std::memcpy(&bits, &out[i], 4);
+                                ASSERT_EQ(bits, guard[i]) << ops->isa << " wrote outside the output at " << i;
+                            }
+                            ++checked;
+                        }
+    }
+    EXPECT_GT(checked, 0);
+}
+
 } // namespace
