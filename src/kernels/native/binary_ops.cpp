@@ -642,57 +642,6 @@ void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, 
         for (int64_t j = 0; j < cols; ++j) out[j * po + r0] = a[r0 * pa + j] + b[r0 * pb + j];
 }
 
-template <typename T>
-void add_one_transposed(const void *t_, int64_t pt, const void *b_, int64_t pb, bool b_first, void *out_, int64_t po,
-                        int64_t rows, int64_t cols, bool stream) {
-    const T *t = static_cast<const T *>(t_), *b = static_cast<const T *>(b_);
-    T *out = static_cast<T *>(out_);
-    auto add = [b_first](T x, T y) { return b_first ? y + x : x + y; }; // x from t, y from b
-    int64_t r0 = 0;
-    static_cast<void>(stream); // no vectors to stream on the scalar target
-#if HWY_TARGET != HWY_SCALAR
-    const hn::ScalableTag<T> d;
-    using V = decltype(hn::Zero(d));
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), ahead = kRowAheadBytes / 2 / sizeof(T);
-    // Strips of two vectors of rows, then of one.
-    for (int64_t height = 2 * lanes; lanes > 1 && height >= lanes; height -= lanes)
-        for (; r0 + height <= rows; r0 += height) {
-            int64_t j = 0;
-            for (; j + lanes <= cols; j += lanes) {
-                const bool ahead_t = j + 3 * lanes <= cols;
-                for (int64_t h = 0; h < height; h += lanes) {
-                    V v[hn::MaxLanes(d)];
-                    for (int64_t l = 0; l < lanes; ++l) {
-                        // Column j + l of t two blocks on, all `height` of its
-                        // rows, fetched beside the loads (in a burst they
-                        // would fill the line-fill buffers).
-                        if (h == 0 && ahead_t)
-                            for (int64_t k = 0; k < height; k += 64 / static_cast<int64_t>(sizeof(T)))
-                                __builtin_prefetch(t + (j + 2 * lanes + l) * pt + r0 + k, 0, 3);
-                        v[l] = hn::LoadU(d, t + (j + l) * pt + r0 + h);
-                    }
-                    transpose_block(d, v); // v[m]: row r0 + h + m, columns j .. j + lanes - 1
-                    for (int64_t m = 0; m < lanes; ++m) {
-                        const T *y = b + (r0 + h + m) * pb + j;
-                        __builtin_prefetch(y + ahead, 0, 3);
-                        const V x = hn::LoadU(d, y);
-                        const V sum = b_first ? hn::Add(x, v[m]) : hn::Add(v[m], x);
-                        T *to = out + (r0 + h + m) * po + j;
-                        if (stream && reinterpret_cast<uintptr_t>(to) % (lanes * sizeof(T)) == 0)
-                            hn::Stream(sum, d, to);
-                        else
-                            hn::StoreU(sum, d, to);
-                    }
-                }
-            }
-            for (int64_t r = r0; r < r0 + height; ++r)
-                for (int64_t c = j; c < cols; ++c) out[r * po + c] = add(t[c * pt + r], b[r * pb + c]);
-        }
-#endif
-    for (; r0 < rows; ++r0)
-        for (int64_t j = 0; j < cols; ++j) out[r0 * po + j] = add(t[j * pt + r0], b[r0 * pb + j]);
-}
-
 // Fn over rows; Fn is inlined into the row loop, so short rows cost no call each.
 template <auto Fn, size_t SA, size_t SB, size_t SO>
 void over_rows(const void *a, int64_t sa, int64_t pa, const void *b, int64_t sb, int64_t pb, void *out, int64_t po,
@@ -763,7 +712,6 @@ const element_ops *get_element_ops() {
         if (__builtin_cpu_supports("avx512bf16")) o.add_chain[dtype_index(dt::bf16)] = add_chain<bf16, bf16_cvt_io>;
 #endif
         o.add_out_transposed[dtype_index(dt::f32)] = add_out_transposed<float>;
-        o.add_one_transposed[dtype_index(dt::f32)] = add_one_transposed<float>;
         o.transpose[0] = transpose<uint8_t>;
         o.transpose[1] = transpose<uint16_t>;
         o.transpose[2] = transpose<uint32_t>;

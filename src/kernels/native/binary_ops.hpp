@@ -36,16 +36,6 @@ using transpose_fn = void (*)(const void *src, int64_t src_pitch, void *dst, int
 using add_transposed_fn = void (*)(const void *a, int64_t pa, const void *b, int64_t pb, void *out, int64_t po,
                                    int64_t rows, int64_t cols, bool stream);
 
-/// out[r * po + j] = t[j * pt + r] + b[r * pb + j] for r < rows, j < cols
-/// (pitches in elements; t + b, or b + t when `b_first`): an Add of one
-/// operand read across the rows (transposed) and one along them. Strips of
-/// two vectors of rows are walked along the columns, each block of t
-/// transposed in registers; t is read two vectors of rows (128 bytes of f32)
-/// per column, prefetched two blocks ahead. `stream` asks for non-temporal
-/// stores where a vector of out is aligned.
-using add_one_transposed_fn = void (*)(const void *t, int64_t pt, const void *b, int64_t pb, bool b_first, void *out,
-                                       int64_t po, int64_t rows, int64_t cols, bool stream);
-
 /// The loops of one instruction set, indexed by dtype_index().
 struct element_ops {
     const char *isa; // e.g. "AVX3", "AVX2"
@@ -54,10 +44,9 @@ struct element_ops {
     binary_fn equal[kNumDataTypes]; // out = (a == b) as boolean bytes
     rows_fn add_rows[kNumDataTypes][kNumDataTypes]; // add over rows, one call for many short rows
     rows_fn equal_rows[kNumDataTypes];
-    transpose_fn transpose[4];                               // for elements of 1, 2, 4 and 8 bytes
-    chain_fn add_chain[kNumDataTypes];                       // f32, bf16 and f16; null for the other types
-    add_transposed_fn add_out_transposed[kNumDataTypes];     // f32; null for the other types
-    add_one_transposed_fn add_one_transposed[kNumDataTypes]; // f32; null for the other types
+    transpose_fn transpose[4];                           // for elements of 1, 2, 4 and 8 bytes
+    chain_fn add_chain[kNumDataTypes];                   // f32, bf16 and f16; null for the other types
+    add_transposed_fn add_out_transposed[kNumDataTypes]; // f32; null for the other types
 };
 
 /// The best loops for this CPU (chosen once).

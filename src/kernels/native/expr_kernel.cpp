@@ -184,23 +184,13 @@ public:
 
     // Strips of one Add of two operands along their rows run the Add and the
     // transpose in registers: no tile, straight to the output.
-    // So do those of one Add of a transposed operand and one along the rows
-    // into an output along the rows: strips of them instead of panels.
     void plan_strip_add(const fused_expr &e, size_t rank) {
-        strip_rows_ = tile_rows_;
-        if (!panels_ || e.nodes.size() != 1 || e.nodes[0].kind != op::kind::Add) return;
+        if (!strips_ || e.nodes.size() != 1 || e.nodes[0].kind != op::kind::Add) return;
         const expr_node &n = e.nodes[0];
         if (n.in_dt[0] != n.in_dt[1] || n.out_dt != n.in_dt[0] || n.arg[0] < 0 || n.arg[1] < 0) return;
-        const operand_plan &x = operands_[static_cast<size_t>(n.arg[0])], &y = operands_[static_cast<size_t>(n.arg[1])];
-        const element_ops &ops = element_ops_for_cpu();
-        if (strips_ && x.strides[rank - 1] == 1 && y.strides[rank - 1] == 1) { // not broadcast, not gathered
-            strip_add_ = ops.add_out_transposed[dtype_index(n.out_dt)];
-        } else if (!out_transposed_ && out_strides_[rank - 1] == 1 && x.transposed != y.transposed &&
-                   (x.transposed ? y : x).strides[rank - 1] == 1) {
-            strip_add_t_ = ops.add_one_transposed[dtype_index(n.out_dt)];
-            // Two cache lines of the transposed operand per column.
-            strip_rows_ = 128 / static_cast<int64_t>(out_size_);
-        }
+        for (int k : n.arg)
+            if (operands_[static_cast<size_t>(k)].strides[rank - 1] != 1) return; // broadcast or gathered
+        strip_add_ = element_ops_for_cpu().add_out_transposed[dtype_index(n.out_dt)];
     }
 
     // Transposing partitions. An operand read across the inner dim has its
@@ -341,9 +331,8 @@ private:
     // columns of the inner dim, every row of the second-inner dim.
     void execute_panels(const void *const *inputs, void *output, const exec_context &ctx) const {
         const size_t rank = shape_.size();
-        if (strips_ || strip_add_t_) {
-            const int64_t units =
-                total_ / shape_[rank - 1] / shape_[rank - 2] * ceil_div(shape_[rank - 2], strip_rows_);
+        if (strips_) {
+            const int64_t units = total_ / shape_[rank - 1] / shape_[rank - 2] * ceil_div(shape_[rank - 2], tile_rows_);
             const int chunks = static_cast<int>(std::min<int64_t>(facts_.chunks, units));
             parallel_chunks(chunks, [&](int c) {
                 const int64_t begin = units * c / chunks, end = units * (c + 1) / chunks;
@@ -476,7 +465,7 @@ private:
     void run_strips(const void *const *inputs, void *output, int64_t begin, int64_t end, unsigned char *scratch) const {
         const size_t rank = shape_.size(), n_ops = operands_.size();
         const int64_t rows = shape_[rank - 2], cols = shape_[rank - 1];
-        const int64_t row_tiles = ceil_div(rows, strip_rows_), es_out = static_cast<int64_t>(out_size_);
+        const int64_t row_tiles = ceil_div(rows, tile_rows_), es_out = static_cast<int64_t>(out_size_);
         const int64_t ds = out_strides_[rank - 1];
         small_buffer<const unsigned char *, 8> ptr(n_ops), base(n_ops);
         small_buffer<int64_t, 8> row_stride(n_ops);
@@ -497,7 +486,7 @@ private:
         };
         int filling = 0;
         for (int64_t u = begin; u < end; ++u) {
-            const int64_t r0 = u % row_tiles * strip_rows_, tile = std::min(strip_rows_, rows - r0);
+            const int64_t r0 = u % row_tiles * tile_rows_, tile = std::min(tile_rows_, rows - r0);
             int64_t out_off = r0 * out_strides_[rank - 2];
             for (size_t k = 0; k <= n_ops; ++k) {
                 const dims &st = k < n_ops ? operands_[k].strides : out_strides_;
@@ -509,17 +498,10 @@ private:
                 else
                     out_off += off;
             }
-            auto *out = static_cast<unsigned char *>(output) + out_off * es_out;
-            const auto &[x, y] = nodes_[0].arg;
             if (strip_add_) {
-                strip_add_(base[x], operands_[x].strides[rank - 2], base[y], operands_[y].strides[rank - 2], out, ds,
-                           tile, cols, stream_);
-                continue;
-            }
-            if (strip_add_t_) {
-                const int t = operands_[x].transposed ? x : y, b = t == x ? y : x;
-                strip_add_t_(base[t], operands_[t].strides[rank - 1], base[b], operands_[b].strides[rank - 2], b == x,
-                             out, out_strides_[rank - 2], tile, cols, stream_);
+                const auto &[x, y] = nodes_[0].arg;
+                strip_add_(base[x], operands_[x].strides[rank - 2], base[y], operands_[y].strides[rank - 2],
+                           static_cast<unsigned char *>(output) + out_off * es_out, ds, tile, cols, stream_);
                 continue;
             }
             for (int64_t c0 = 0; c0 < cols; c0 += panel_cols_) {
@@ -682,11 +664,9 @@ private:
     std::vector<operand_plan> operands_;
     std::vector<int64_t> inner_strides_; // each operand's stride along the inner dim
     std::vector<node_plan> nodes_;
-    chain_fn chain_ = nullptr;                    // the nodes are a chain of Adds over one type (plan_chain)
-    add_transposed_fn strip_add_ = nullptr;       // strips of one Add in registers (plan_strip_add)
-    add_one_transposed_fn strip_add_t_ = nullptr; // the same with one input transposed
-    int64_t strip_rows_ = 0;                      // rows of a strip
-    std::vector<int> chain_args_;                 // its operands, in the order they are added
+    chain_fn chain_ = nullptr;              // the nodes are a chain of Adds over one type (plan_chain)
+    add_transposed_fn strip_add_ = nullptr; // strips of one Add in registers (plan_strip_add)
+    std::vector<int> chain_args_;           // its operands, in the order they are added
     size_t out_size_ = 0, scratch_bytes_ = 0;
     int64_t block_ = kMaxBlock;     // elements per block
     int64_t row_block_ = kMaxBlock; // elements per call along a row: block_, or all of it
