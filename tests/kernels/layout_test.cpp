@@ -197,6 +197,7 @@ TEST(layout_large, padded_rows_and_transposes_across_threads) {
     for (dt t : {dt::f32, dt::bf16, dt::u8, dt::f64}) {
         const lt x(0, t, nchw, channels_last(nchw)), y(1, t, nchw);
         check_partition({x, y}, {op::kind::Add}, lt(2, t, nchw), "auto", rng, "NHWC + NCHW -> NCHW");
+        check_partition({y, x}, {op::kind::Add}, lt(2, t, nchw), "auto", rng, "NCHW + NHWC -> NCHW");
         check_partition({y, x}, {op::kind::Add}, lt(2, t, nchw, channels_last(nchw)), "auto", rng,
                         "NCHW + NHWC -> NHWC");
         // Only the output transposed: its tiles go out while the next fills.
