@@ -193,6 +193,11 @@ TEST(layout_large, padded_rows_and_transposes_across_threads) {
         check_partition({lt(0, dt::bf16, rows, {80, 1}), lt(1, dt::bf16, {64})}, {op::kind::Add},
                         lt(2, dt::bf16, rows, {64, 1}), kernel, rng, "padded bf16 rows");
     }
+    // Channels not a multiple of a strip (20 = 16 + 4): the last strip of
+    // each image is short.
+    const dims nchw20{2, 20, 40, 41};
+    check_partition({lt(0, dt::f32, nchw20), lt(1, dt::f32, nchw20)}, {op::kind::Add},
+                    lt(2, dt::f32, nchw20, channels_last(nchw20)), "auto", rng, "NCHW + NCHW -> NHWC, 20 channels");
     const dims nchw{2, 64, 40, 41};
     for (dt t : {dt::f32, dt::bf16, dt::u8, dt::f64}) {
         const lt x(0, t, nchw, channels_last(nchw)), y(1, t, nchw);

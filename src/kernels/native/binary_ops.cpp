@@ -612,15 +612,21 @@ void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, 
                         int64_t cols, bool stream) {
     const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
     T *out = static_cast<T *>(out_);
-    int64_t r0 = 0;
+    // Column by column (each column's rows are contiguous in out).
+    auto scalar = [&](int64_t j, int64_t r_begin) {
+        for (int64_t r = r_begin; r < rows; ++r) out[j * po + r] = a[r * pa + j] + b[r * pb + j];
+    };
+    int64_t j = 0;
     static_cast<void>(stream); // no vectors to stream on the scalar target
 #if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<T> d;
     using V = decltype(hn::Zero(d));
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), ahead = kRowAheadBytes / sizeof(T);
-    for (; lanes > 1 && r0 + lanes <= rows; r0 += lanes) {
-        int64_t j = 0;
-        for (; j + lanes <= cols; j += lanes) {
+    const int64_t whole_rows = lanes > 1 ? rows / lanes * lanes : 0;
+    for (; whole_rows > 0 && j + lanes <= cols; j += lanes) {
+        // Every block of rows of these columns in turn: with vectors shorter
+        // than an output line, its pieces are written close together.
+        for (int64_t r0 = 0; r0 < whole_rows; r0 += lanes) {
             V v[hn::MaxLanes(d)];
             for (int64_t l = 0; l < lanes; ++l) {
                 const T *x = a + (r0 + l) * pa + j, *y = b + (r0 + l) * pb + j;
@@ -637,12 +643,10 @@ void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, 
                     hn::StoreU(v[m], d, to);
             }
         }
-        for (; j < cols; ++j)
-            for (int64_t l = 0; l < lanes; ++l) out[j * po + r0 + l] = a[(r0 + l) * pa + j] + b[(r0 + l) * pb + j];
+        for (int64_t m = 0; m < lanes && whole_rows < rows; ++m) scalar(j + m, whole_rows);
     }
 #endif
-    for (; r0 < rows; ++r0)
-        for (int64_t j = 0; j < cols; ++j) out[j * po + r0] = a[r0 * pa + j] + b[r0 * pb + j];
+    for (; j < cols; ++j) scalar(j, 0);
 }
 
 // Fn over rows; Fn is inlined into the row loop, so short rows cost no call each.

@@ -185,7 +185,10 @@ public:
     // Strips of one Add of two operands along their rows run the Add and the
     // transpose in registers: no tile, straight to the output.
     void plan_strip_add(const fused_expr &e, size_t rank) {
-        if (!strips_ || e.nodes.size() != 1 || e.nodes[0].kind != op::kind::Add) return;
+        // Strips shorter than their height (fewer rows in all) would run
+        // the kernel's scalar tail everywhere.
+        if (!strips_ || shape_[rank - 2] < tile_rows_ || e.nodes.size() != 1 || e.nodes[0].kind != op::kind::Add)
+            return;
         const expr_node &n = e.nodes[0];
         if (n.in_dt[0] != n.in_dt[1] || n.out_dt != n.in_dt[0] || n.arg[0] < 0 || n.arg[1] < 0) return;
         for (int k : n.arg)
@@ -501,7 +504,7 @@ private:
             if (strip_add_) {
                 const auto &[x, y] = nodes_[0].arg;
                 strip_add_(base[x], operands_[x].strides[rank - 2], base[y], operands_[y].strides[rank - 2],
-                           static_cast<unsigned char *>(output) + out_off * es_out, ds, tile, cols, stream_);
+                           static_cast<unsigned char *>(output) + out_off * es_out, ds, tile, cols, strip_stream_);
                 continue;
             }
             for (int64_t c0 = 0; c0 < cols; c0 += panel_cols_) {
