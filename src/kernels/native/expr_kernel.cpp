@@ -74,6 +74,38 @@ void copy_elements(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n
     for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * ds * es, s + i * ss * es, es);
 }
 
+// A transposed output written through tiles: each filled tile goes out
+// (column j of a tile one contiguous run of the output) a few columns per row
+// of the next tile while that one fills, not all at once.
+struct tile_writer {
+    transpose_fn transpose;
+    int64_t pitch, ds, es; // tile pitch and output column pitch (elements), element size
+    bool stream;
+    const unsigned char *tile = nullptr;
+    unsigned char *dst = nullptr;
+    int64_t len = 0, rows = 0, done = 0; // columns, rows of the tile; columns written so far
+
+    void upto(int64_t n) {
+        if (n <= done) return;
+        transpose(tile + done * es, pitch, dst + done * ds * es, ds, n - done, rows, stream);
+        done = n;
+    }
+    // After row r of a tile of `height` rows has filled: its share of the
+    // previous tile's columns, in whole vectors of them.
+    void after_row(int64_t r, int64_t height) {
+        if (len > 0) upto(std::min(len, ceil_div((r + 1) * len, height * 16) * 16));
+    }
+    // The rest of the previous tile goes out; `t` (len_ columns, rows_ rows,
+    // bound for `d`) is the one to go out next.
+    void next(const unsigned char *t, unsigned char *d, int64_t len_, int64_t rows_) {
+        finish();
+        tile = t, dst = d, len = len_, rows = rows_, done = 0;
+    }
+    void finish() {
+        if (len > 0) upto(len);
+    }
+};
+
 struct node_plan {
     binary_fn fn;
     rows_fn rows; // fn over many rows in one call
@@ -332,23 +364,22 @@ private:
 
     // Panels: for each index of the outer dims and each block of panel_cols_
     // columns of the inner dim, every row of the second-inner dim.
+    // Strips instead: for each index of the outer dims, each strip of
+    // tile_rows_ rows (run_strips).
     void execute_panels(const void *const *inputs, void *output, const exec_context &ctx) const {
         const size_t rank = shape_.size();
-        if (strips_) {
-            const int64_t units = total_ / shape_[rank - 1] / shape_[rank - 2] * ceil_div(shape_[rank - 2], tile_rows_);
-            const int chunks = static_cast<int>(std::min<int64_t>(facts_.chunks, units));
-            parallel_chunks(chunks, [&](int c) {
-                const int64_t begin = units * c / chunks, end = units * (c + 1) / chunks;
-                with_scratch(ctx, [&](unsigned char *scratch) { run_strips(inputs, output, begin, end, scratch); });
-            });
-            return;
-        }
-        const int64_t cols = shape_[rank - 1], col_blocks = ceil_div(cols, panel_cols_);
-        const int64_t units = total_ / (cols * shape_[rank - 2]) * col_blocks;
+        const int64_t rows = shape_[rank - 2], cols = shape_[rank - 1];
+        const int64_t units =
+            total_ / (rows * cols) * (strips_ ? ceil_div(rows, tile_rows_) : ceil_div(cols, panel_cols_));
         const int chunks = static_cast<int>(std::min<int64_t>(facts_.chunks, units));
         parallel_chunks(chunks, [&](int c) {
             const int64_t begin = units * c / chunks, end = units * (c + 1) / chunks;
-            with_scratch(ctx, [&](unsigned char *scratch) { run_panels(inputs, output, begin, end, scratch); });
+            with_scratch(ctx, [&](unsigned char *scratch) {
+                if (strips_)
+                    run_strips(inputs, output, begin, end, scratch);
+                else
+                    run_panels(inputs, output, begin, end, scratch);
+            });
         });
     }
 
@@ -361,21 +392,9 @@ private:
         small_buffer<int64_t, 8> row_stride(n_ops), off(n_ops + 1); // off: row 0 of the panel, then the output
         small_buffer<const void *, 16> view(n_ops + nodes_.size() + 1);
         small_buffer<int64_t, 16> stride(n_ops + nodes_.size() + 1);
-        // A transposed output: tiles fill in turn, each written out (column j
-        // of a tile a contiguous run of the output) while the next one fills.
-        struct {
-            const unsigned char *tile;
-            unsigned char *dst;
-            int64_t len, rows, done; // columns, rows of the tile; columns written so far
-        } written{nullptr, nullptr, 0, 0, 0};
+        // A transposed output: tiles fill in turn (two slots).
+        tile_writer written = out_writer(stream_);
         int filling = 0;
-        auto write_out = [&](int64_t upto) {
-            if (upto <= written.done) return;
-            const int64_t ds = out_strides_[rank - 1], es = static_cast<int64_t>(out_size_);
-            out_transpose_(written.tile + written.done * es, out_tile_pitch_, written.dst + written.done * ds * es, ds,
-                           upto - written.done, written.rows, stream_);
-            written.done = upto;
-        };
         for (int64_t u = begin; u < end; ++u) {
             const int64_t first_col = u % col_blocks * panel_cols_, len = std::min(panel_cols_, cols - first_col);
             for (size_t k = 0; k <= n_ops; ++k) {
@@ -444,21 +463,22 @@ private:
                                           (off[n_ops] + r * out_strides_[rank - 2]) * out_size_;
                     eval_block(scratch, ptr.data(), row_stride.data(), view.data(), stride.data(), 0, out,
                                out_transposed_ ? 1 : out_strides_[rank - 1], len, stream_ && !out_transposed_);
-                    // The previous tile goes out a few of its columns per row of
-                    // this one (whole vectors of them), not all at once.
-                    if (written.len > 0)
-                        write_out(std::min(written.len, ceil_div((r - r0 + 1) * written.len, tile * 16) * 16));
+                    written.after_row(r - r0, tile);
                 }
                 if (out_transposed_) {
-                    if (written.len > 0) write_out(written.len);
-                    written = {scratch + out_tile_slot_[filling],
-                               static_cast<unsigned char *>(output) + (off[n_ops] + r0) * out_size_, len, tile, 0};
+                    written.next(scratch + out_tile_slot_[filling],
+                                 static_cast<unsigned char *>(output) + (off[n_ops] + r0) * out_size_, len, tile);
                     filling ^= 1;
                 }
             }
         }
-        if (written.len > 0) write_out(written.len);
+        written.finish();
         if (stream_) hwy::FlushStream();
+    }
+
+    tile_writer out_writer(bool stream) const {
+        const size_t rank = shape_.size();
+        return {out_transpose_, out_tile_pitch_, out_strides_[rank - 1], static_cast<int64_t>(out_size_), stream};
     }
 
     // Strips: only the output is transposed. Each unit is tile_rows_ rows of
@@ -474,19 +494,7 @@ private:
         small_buffer<int64_t, 8> row_stride(n_ops);
         small_buffer<const void *, 16> view(n_ops + nodes_.size() + 1);
         small_buffer<int64_t, 16> stride(n_ops + nodes_.size() + 1);
-        // The tile filled before this one, written out a few columns per row of this one.
-        struct {
-            const unsigned char *tile = nullptr;
-            unsigned char *dst = nullptr;
-            int64_t len = 0, rows = 0, done = 0; // columns, rows of the tile; columns written so far
-        } written;
-        auto write_out = [&](int64_t upto) {
-            if (upto <= written.done) return;
-            out_transpose_(written.tile + written.done * es_out, out_tile_pitch_,
-                           written.dst + written.done * ds * es_out, ds, upto - written.done, written.rows,
-                           strip_stream_);
-            written.done = upto;
-        };
+        tile_writer written = out_writer(strip_stream_);
         int filling = 0;
         for (int64_t u = begin; u < end; ++u) {
             const int64_t r0 = u % row_tiles * tile_rows_, tile = std::min(tile_rows_, rows - r0);
@@ -523,15 +531,13 @@ private:
                     for (int64_t j = 0; j < len; j += block_)
                         eval_block(scratch, ptr.data(), row_stride.data(), view.data(), stride.data(), j,
                                    out_tile + (r * out_tile_pitch_ + j) * es_out, 1, std::min(block_, len - j), false);
-                    if (written.len > 0)
-                        write_out(std::min(written.len, ceil_div((r + 1) * written.len, tile * 16) * 16));
+                    written.after_row(r, tile);
                 }
-                if (written.len > 0) write_out(written.len);
-                written = {out_tile, static_cast<unsigned char *>(output) + (out_off + c0 * ds) * es_out, len, tile, 0};
+                written.next(out_tile, static_cast<unsigned char *>(output) + (out_off + c0 * ds) * es_out, len, tile);
                 filling ^= 1;
             }
         }
-        if (written.len > 0) write_out(written.len);
+        written.finish();
         if (stream_) hwy::FlushStream();
     }
 
