@@ -477,6 +477,15 @@ void equal_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out
         sb);
 }
 
+// A whole vector to `to`: non-temporal when `stream` is set and `to` is
+// aligned to the vector, an ordinary store otherwise.
+template <class D> HWY_INLINE void store_vector(D d, hn::Vec<D> v, hn::TFromD<D> *to, bool stream) {
+    if (stream && reinterpret_cast<uintptr_t>(to) % (hn::Lanes(d) * sizeof(hn::TFromD<D>)) == 0)
+        hn::Stream(v, d, to);
+    else
+        hn::StoreU(v, d, to);
+}
+
 // Transposes a square block in registers: on entry v[l] holds `lanes`
 // consecutive elements of column l, on return v[m] holds row m. Each round
 // splits every pair of vectors into its even and odd lanes, which rotates
@@ -518,13 +527,7 @@ void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitc
                     V v[hn::MaxLanes(d)];
                     for (int64_t l = 0; l < lanes; ++l) v[l] = hn::LoadU(d, src + (j + l) * src_pitch + r);
                     transpose_block(d, v);
-                    for (int64_t l = 0; l < lanes; ++l) {
-                        T *to = dst + (r + l) * dst_pitch + j;
-                        if (stream && reinterpret_cast<uintptr_t>(to) % (lanes * sizeof(T)) == 0)
-                            hn::Stream(v[l], d, to);
-                        else
-                            hn::StoreU(v[l], d, to);
-                    }
+                    for (int64_t l = 0; l < lanes; ++l) store_vector(d, v[l], dst + (r + l) * dst_pitch + j, stream);
                 }
                 for (int64_t r = whole_rows; r < rows; ++r)
                     for (int64_t l = 0; l < lanes; ++l) dst[r * dst_pitch + j + l] = src[(j + l) * src_pitch + r];
@@ -541,14 +544,8 @@ void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitc
         const auto steps = hn::Load(di, step);
         for (; j + lanes <= cols; j += lanes) {
             const T *column = src + j * src_pitch;
-            for (int64_t r = 0; r < rows; ++r) {
-                const auto v = hn::GatherIndex(d, column + r, steps);
-                T *to = dst + r * dst_pitch + j;
-                if (stream && reinterpret_cast<uintptr_t>(to) % (lanes * sizeof(T)) == 0)
-                    hn::Stream(v, d, to);
-                else
-                    hn::StoreU(v, d, to);
-            }
+            for (int64_t r = 0; r < rows; ++r)
+                store_vector(d, hn::GatherIndex(d, column + r, steps), dst + r * dst_pitch + j, stream);
         }
     } else {
         // Narrow elements: 32-bit gathers at each element's byte offset (the
@@ -562,13 +559,10 @@ void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitc
         HWY_ALIGN int32_t step[hn::MaxLanes(di)];
         for (int64_t l = 0; l < lanes; ++l) step[l] = static_cast<int32_t>(l * src_pitch * sizeof(T));
         const auto steps = hn::Load(di, step);
+        // Highway streams vectors narrower than 16 bytes as 16 bytes: those store normally.
+        const bool stream_vectors = stream && lanes * sizeof(T) >= 16;
         auto store = [&](auto v, int64_t r, int64_t c) {
-            T *to = dst + r * dst_pitch + c;
-            // Highway streams vectors narrower than 16 bytes as 16 bytes: those store normally.
-            if (stream && lanes * sizeof(T) >= 16 && reinterpret_cast<uintptr_t>(to) % (lanes * sizeof(T)) == 0)
-                hn::Stream(hn::TruncateTo(dn, v), dn, to);
-            else
-                hn::StoreU(hn::TruncateTo(dn, v), dn, to);
+            store_vector(dn, hn::TruncateTo(dn, v), dst + r * dst_pitch + c, stream_vectors);
         };
         auto gather = [&](int64_t r, int64_t c) {
             return hn::GatherOffset(d32, reinterpret_cast<const uint32_t *>(src + c * src_pitch + r), steps);
@@ -612,21 +606,20 @@ void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, 
                         int64_t cols, bool stream) {
     const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
     T *out = static_cast<T *>(out_);
-    // Column by column (each column's rows are contiguous in out).
-    auto scalar = [&](int64_t j, int64_t r_begin) {
-        for (int64_t r = r_begin; r < rows; ++r) out[j * po + r] = a[r * pa + j] + b[r * pb + j];
-    };
-    int64_t j = 0;
+    int64_t r0 = 0;
     static_cast<void>(stream); // no vectors to stream on the scalar target
 #if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<T> d;
     using V = decltype(hn::Zero(d));
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), ahead = kRowAheadBytes / sizeof(T);
-    const int64_t whole_rows = lanes > 1 ? rows / lanes * lanes : 0;
-    for (; whole_rows > 0 && j + lanes <= cols; j += lanes) {
-        // Every block of rows of these columns in turn: with vectors shorter
-        // than an output line, its pieces are written close together.
-        for (int64_t r0 = 0; r0 < whole_rows; r0 += lanes) {
+    // Each block of rows goes along all the columns (walking every block of
+    // rows per block of columns instead measured 10 - 15 % slower). Vectors
+    // shorter than a cache line would stream each output line in pieces far
+    // apart in time: those store normally, and the lines complete in cache.
+    const bool stream_lines = stream && lanes * static_cast<int64_t>(sizeof(T)) >= 64;
+    for (; lanes > 1 && r0 + lanes <= rows; r0 += lanes) {
+        int64_t j = 0;
+        for (; j + lanes <= cols; j += lanes) {
             V v[hn::MaxLanes(d)];
             for (int64_t l = 0; l < lanes; ++l) {
                 const T *x = a + (r0 + l) * pa + j, *y = b + (r0 + l) * pb + j;
@@ -635,18 +628,15 @@ void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, 
                 v[l] = hn::Add(hn::LoadU(d, x), hn::LoadU(d, y));
             }
             transpose_block(d, v); // v[m]: column j + m of the block, rows r0 .. r0 + lanes - 1
-            for (int64_t m = 0; m < lanes; ++m) {
-                T *to = out + (j + m) * po + r0;
-                if (stream && reinterpret_cast<uintptr_t>(to) % (lanes * sizeof(T)) == 0)
-                    hn::Stream(v[m], d, to);
-                else
-                    hn::StoreU(v[m], d, to);
-            }
+            for (int64_t m = 0; m < lanes; ++m) store_vector(d, v[m], out + (j + m) * po + r0, stream_lines);
         }
-        for (int64_t m = 0; m < lanes && whole_rows < rows; ++m) scalar(j + m, whole_rows);
+        for (; j < cols; ++j)
+            for (int64_t l = 0; l < lanes; ++l) out[j * po + r0 + l] = a[(r0 + l) * pa + j] + b[(r0 + l) * pb + j];
     }
 #endif
-    for (; j < cols; ++j) scalar(j, 0);
+    // Rows left over, column by column (each column's rows are contiguous in out).
+    for (int64_t j = 0; j < cols && r0 < rows; ++j)
+        for (int64_t r = r0; r < rows; ++r) out[j * po + r] = a[r * pa + j] + b[r * pb + j];
 }
 
 // Fn over rows; Fn is inlined into the row loop, so short rows cost no call each.
