@@ -73,7 +73,23 @@ parsed<unsigned> read_graph_dump() {
     return {bits, {}};
 }
 
+// Highway's x86 targets, best first, as fusebox compiles them.
+constexpr const char *kIsaNames[] = {"AVX3", "AVX2", "SSE4", "SSSE3", "SCALAR"};
+
+parsed<std::string> read_max_isa() {
+    const char *s = std::getenv("FUSEBOX_MAX_ISA");
+    if (!s || !*s) return {};
+    for (const char *name : kIsaNames)
+        if (!std::strcmp(s, name)) return {name, {}};
+    return bad<std::string>("FUSEBOX_MAX_ISA", s, "one of AVX3 (AVX-512), AVX2, SSE4, SSSE3 or SCALAR");
+}
+
 } // namespace
+
+const std::string &env_max_isa() {
+    static const parsed<std::string> v = read_max_isa();
+    return v.get();
+}
 
 int env_verbose() {
     static const parsed<int> v = read_verbose();

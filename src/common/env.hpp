@@ -18,6 +18,11 @@ int env_num_threads();
 enum class kernel_choice { automatic, onednn, native };
 kernel_choice env_kernel();
 
+/// FUSEBOX_MAX_ISA: the highest instruction set fusebox's own kernels may
+/// use, as a Highway target name ("AVX3", "AVX2", "SSE4", "SSSE3", "SCALAR"),
+/// or empty when unset (the best the CPU has). Read once.
+const std::string &env_max_isa();
+
 /// FUSEBOX_GRAPH_DUMP: bits of fusebox_dump_mode_t. Read once.
 unsigned env_graph_dump();
 

@@ -10,6 +10,7 @@
 #include "common/verbose.hpp"
 #include "kernels/native/binary_ops.hpp"
 #include "kernels/native/expr_kernel.hpp"
+#include "kernels/onednn/binary_kernel.hpp"
 
 #include "fusebox_git_hash.h" // generated at build time: FUSEBOX_GIT_HASH
 
@@ -53,15 +54,18 @@ std::vector<std::string> verbose_header() {
     const fusebox_version_t *v = fusebox_version();
     const dnnl_version_t *d = dnnl_version();
     const int cap = env_num_threads();
+    const std::string &isa_cap = env_max_isa();
     auto mib = [](int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; };
     return {
         "version," + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
             ",commit " + v->hash,
         "onednn," + std::to_string(d->major) + "." + std::to_string(d->minor) + "." + std::to_string(d->patch) +
             ",commit " + d->hash,
-        std::string("cpu,native isa ") + element_ops_for_cpu().isa + ",threads " + std::to_string(max_threads()) +
+        std::string("cpu,native isa ") + element_ops_for_cpu().isa +
+            (isa_cap.empty() ? std::string() : " (FUSEBOX_MAX_ISA " + isa_cap + ")") + ",threads " +
+            std::to_string(max_threads()) +
             (cap ? " (FUSEBOX_NUM_THREADS " + std::to_string(cap) + ")" : std::string()) + ",streaming stores from " +
-            mib(stream_threshold_bytes()),
+            mib(stream_threshold_bytes()) + ",onednn isa " + onednn_isa_name(),
         "template:partition,engine,partition,ops,inputs,outputs,fpmath,impl,reason",
         "template:compile,engine,partition,ops,inputs,outputs,fpmath,impl,reason,threads,chunks,streaming,time_ms",
         "template:execute,engine,partition,ops,inputs,outputs,fpmath,impl,reason,threads,chunks,streaming,time_ms,"

@@ -723,23 +723,45 @@ const element_ops *get_element_ops() {
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "common/env.hpp"
+
 namespace fusebox::detail {
 
 HWY_EXPORT(get_element_ops);
 
+namespace {
+
+// The CPU's targets, less those above FUSEBOX_MAX_ISA (a smaller Highway bit
+// is a better target).
+int64_t allowed_targets() {
+    const int64_t supported = hwy::SupportedTargets();
+    const std::string &cap = env_max_isa();
+    if (cap.empty()) return supported;
+    for (int64_t bit : {HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SSSE3, HWY_SCALAR})
+        if (cap == hwy::TargetName(bit)) return supported & ~(bit - 1);
+    return supported; // env_max_isa only returns the names above
+}
+
+// The loops of the best target in `targets`, chosen without touching
+// Highway's process-wide choice (other code in the process may use Highway).
+const element_ops *ops_for(int64_t targets) {
+    hwy::ChosenTarget chosen;
+    chosen.Update(targets);
+    return HWY_DISPATCH_TABLE(get_element_ops)[chosen.GetIndex()]();
+}
+
+} // namespace
+
 const element_ops &element_ops_for_cpu() {
-    static const element_ops *ops = HWY_DYNAMIC_DISPATCH(get_element_ops)();
+    static const element_ops *ops = ops_for(allowed_targets());
     return *ops;
 }
 
 std::vector<const element_ops *> element_ops_for_every_target() {
-    element_ops_for_cpu(); // keep the production choice made before any mocking
     std::vector<const element_ops *> all;
-    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-        hwy::SetSupportedTargetsForTest(target);
-        all.push_back(HWY_DYNAMIC_DISPATCH(get_element_ops)());
-    }
-    hwy::SetSupportedTargetsForTest(0);
+    const int64_t allowed = allowed_targets();
+    for (int64_t target : hwy::SupportedAndGeneratedTargets())
+        if (target & allowed) all.push_back(ops_for(target));
     return all;
 }
 

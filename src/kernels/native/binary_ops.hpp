@@ -49,11 +49,12 @@ struct element_ops {
     add_transposed_fn add_out_transposed[kNumDataTypes]; // f32; null for the other types
 };
 
-/// The best loops for this CPU (chosen once).
+/// The best loops for this CPU at or below FUSEBOX_MAX_ISA (chosen once).
 const element_ops &element_ops_for_cpu();
 
-/// The loops of every instruction set compiled in and supported by this CPU,
-/// for tests. Not thread-safe: it switches Highway's target choice while it runs.
+/// The loops of every instruction set compiled in, supported by this CPU and
+/// at or below FUSEBOX_MAX_ISA, best first, always ending with the scalar
+/// target: for tests.
 std::vector<const element_ops *> element_ops_for_every_target();
 
 } // namespace fusebox::detail

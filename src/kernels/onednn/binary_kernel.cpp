@@ -189,6 +189,21 @@ fused_expr at_least_2d(const fused_expr &e) {
 
 } // namespace
 
+std::string onednn_isa_name() {
+    switch (dnnl_get_effective_cpu_isa()) {
+    case dnnl_cpu_isa_all: return "all";
+    case dnnl_cpu_isa_sse41: return "sse41";
+    case dnnl_cpu_isa_avx: return "avx";
+    case dnnl_cpu_isa_avx2: return "avx2";
+    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
+    case dnnl_cpu_isa_avx512_core: return "avx512_core";
+    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+    default: return "other (" + std::to_string(static_cast<int>(dnnl_get_effective_cpu_isa())) + ")";
+    }
+}
+
 std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &flat, const onednn_options &opt, std::string &why) {
     // Chunks split the outermost dim; rows must be contiguous for oneDNN's
     // JIT to stream them (a transposing partition is tiled by the native kernel).

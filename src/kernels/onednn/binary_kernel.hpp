@@ -20,4 +20,8 @@ struct onednn_options {
 /// (or as `opt` allows) with a non-reference implementation.
 std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &e, const onednn_options &opt, std::string &why);
 
+/// oneDNN's effective CPU ISA (after ONEDNN_MAX_CPU_ISA), in oneDNN's
+/// spelling: "avx2", "avx512_core_bf16", ...
+std::string onednn_isa_name();
+
 } // namespace fusebox::detail
