@@ -64,6 +64,7 @@ private:
     std::map<outcome, int> counts_;
     int tests_ = 0;
     std::vector<std::string> table_; // one markdown row per performance problem
+    int roof_defects_ = 0;           // cases faster than their roof by more than kRoofSlack
 };
 
 } // namespace fbbench

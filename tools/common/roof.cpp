@@ -1,6 +1,12 @@
-#include "roof.hpp"
+// The trivial kernels are written once with Highway and compiled for every
+// x86 target, so that the roof is the best of every vector width the CPU has
+// (64, 32 and 16 bytes), each with and without software prefetch.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "common/roof.cpp"
+#include <hwy/foreach_target.h> // must come before highway.h
+#include <hwy/cache_control.h>
+#include <hwy/highway.h>
 
-#include <immintrin.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
@@ -8,15 +14,147 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <sys/mman.h>
 
+#include "roof.hpp"
+
+#ifndef FBTOOLS_ROOF_ONCE
+#define FBTOOLS_ROOF_ONCE
 namespace fbtools {
-namespace {
 
 constexpr size_t kLine = 64;
+
+// Software prefetch distance of the variants that prefetch, as fusebox's own
+// streaming loops do (the hardware prefetchers alone can leave bandwidth unused).
+constexpr uint64_t kAheadLines = 32;
+
+// A stream walked in lockstep with the others: over `units` units it takes
+// `lines` steps of one line, spread evenly (Bresenham), so all streams are in
+// flight at once, as in an elementwise kernel, and each line is touched
+// exactly once. With units = the longest stream's lines every unit moves one
+// line of it; with a quarter of that, four lines, as a vector loop unrolled
+// over a few lines of each input does.
+struct stream_walk {
+    unsigned char *base;
+    uint64_t lines, pos, err;
+};
+
+// The trivial kernels of one instruction set. Ranges are whole lines.
+struct roof_loops {
+    const char *isa;
+    // Units [u_lo, u_hi) of `units` in lockstep.
+    void (*lockstep)(stream_walk *reads, size_t n_reads, stream_walk &write, uint64_t units, uint64_t u_lo,
+                     uint64_t u_hi, bool nt, bool prefetch);
+    // Each read stream's [lo, hi) bytes loaded one stream after the other,
+    // then the write stream's [wlo, whi) stored.
+    void (*burst)(unsigned char *const *reads, size_t n_reads, const size_t *lo, const size_t *hi,
+                  unsigned char *write, size_t wlo, size_t whi, bool nt, bool prefetch);
+};
+
+} // namespace fbtools
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace fbtools {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET != HWY_SCALAR
+using D = hn::ScalableTag<uint8_t>;
+using V = hn::Vec<D>;
+
+// A line read (ORed into acc, so no load is dead) and a line written.
+HWY_INLINE V read_line(D d, const unsigned char *p, V acc) {
+    for (size_t v = 0; v < kLine / hn::Lanes(d); ++v) acc = hn::Or(acc, hn::Load(d, p + v * hn::Lanes(d)));
+    return acc;
+}
+template <bool kNT> HWY_INLINE void write_line(D d, unsigned char *p, V acc) {
+    for (size_t v = 0; v < kLine / hn::Lanes(d); ++v) {
+        if constexpr (kNT)
+            hn::Stream(acc, d, p + v * hn::Lanes(d));
+        else
+            hn::Store(acc, d, p + v * hn::Lanes(d));
+    }
+}
+
+template <bool kNT, bool kPrefetch>
+HWY_NOINLINE void lockstep_t(stream_walk *reads, size_t n_reads, stream_walk &write, uint64_t units, uint64_t u_lo,
+                             uint64_t u_hi, unsigned char *sink) {
+    const D d;
+    V acc = hn::Zero(d);
+    for (uint64_t u = u_lo; u < u_hi; ++u) {
+        for (size_t s = 0; s < n_reads; ++s) {
+            stream_walk &w = reads[s];
+            for (w.err += w.lines; w.err >= units; w.err -= units) {
+                if constexpr (kPrefetch) hwy::Prefetch(w.base + (w.pos + kAheadLines) * kLine);
+                acc = read_line(d, w.base + w.pos++ * kLine, acc);
+            }
+        }
+        for (write.err += write.lines; write.err >= units; write.err -= units)
+            write_line<kNT>(d, write.base + write.pos++ * kLine, acc);
+    }
+    if (write.lines == 0) hn::StoreU(acc, d, sink); // no write stream: keep the loads alive
+    if constexpr (kNT) hwy::FlushStream();
+}
+
+template <bool kNT, bool kPrefetch>
+HWY_NOINLINE void burst_t(unsigned char *const *reads, size_t n_reads, const size_t *lo, const size_t *hi,
+                          unsigned char *write, size_t wlo, size_t whi, unsigned char *sink) {
+    const D d;
+    V acc = hn::Zero(d);
+    for (size_t s = 0; s < n_reads; ++s) {
+        size_t i = lo[s];
+        for (; i + 4 * kLine <= hi[s]; i += 4 * kLine) {
+            const unsigned char *p = reads[s] + i;
+            if constexpr (kPrefetch)
+                for (size_t l = 0; l < 4; ++l) hwy::Prefetch(p + (kAheadLines + l) * kLine);
+            acc = read_line(d, p + 3 * kLine, read_line(d, p + 2 * kLine, read_line(d, p + kLine, read_line(d, p, acc))));
+        }
+        for (; i < hi[s]; i += kLine) acc = read_line(d, reads[s] + i, acc);
+    }
+    for (size_t i = wlo; i < whi; i += kLine) write_line<kNT>(d, write + i, acc);
+    if (whi == wlo) hn::StoreU(acc, d, sink);
+    if constexpr (kNT) hwy::FlushStream();
+}
+
+alignas(64) unsigned char g_sink[64 * 2];
+
+void lockstep(stream_walk *reads, size_t n_reads, stream_walk &write, uint64_t units, uint64_t u_lo, uint64_t u_hi,
+              bool nt, bool prefetch) {
+    auto *f = nt ? (prefetch ? lockstep_t<true, true> : lockstep_t<true, false>)
+                 : (prefetch ? lockstep_t<false, true> : lockstep_t<false, false>);
+    f(reads, n_reads, write, units, u_lo, u_hi, g_sink);
+}
+
+void burst(unsigned char *const *reads, size_t n_reads, const size_t *lo, const size_t *hi, unsigned char *write,
+           size_t wlo, size_t whi, bool nt, bool prefetch) {
+    auto *f = nt ? (prefetch ? burst_t<true, true> : burst_t<true, false>)
+                 : (prefetch ? burst_t<false, true> : burst_t<false, false>);
+    f(reads, n_reads, lo, hi, write, wlo, whi, g_sink);
+}
+
+const roof_loops *get_roof_loops() {
+    static const roof_loops loops{hwy::TargetName(HWY_TARGET), lockstep, burst};
+    return &loops;
+}
+#else
+const roof_loops *get_roof_loops() { return nullptr; } // the roof is a vector kernel's
+#endif
+
+} // namespace HWY_NAMESPACE
+} // namespace fbtools
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace fbtools {
+
+HWY_EXPORT(get_roof_loops);
+
+namespace {
 
 // Buffers as the driver allocates tensors: 2 MiB aligned and huge-page backed
 // when large, 64-byte aligned otherwise.
@@ -33,114 +171,34 @@ block allocate(size_t bytes) {
     return block(p, aligned_free{align});
 }
 
-// One pass over [begin, end) of each stream: every read stream is loaded
-// (ORed into a register so no load is dead) and the write stream is stored,
-// with non-temporal stores when `nt`. Ranges are whole lines, 64-byte aligned.
-__attribute__((target("avx512f"))) void pass_avx512(unsigned char *const *reads, size_t n_reads, const size_t *read_lo,
-                                                    const size_t *read_hi, unsigned char *write, size_t write_lo,
-                                                    size_t write_hi, bool nt) {
-    __m512i acc = _mm512_setzero_si512();
-    for (size_t s = 0; s < n_reads; ++s)
-        for (size_t i = read_lo[s]; i < read_hi[s]; i += 4 * kLine) {
-            const unsigned char *p = reads[s] + i;
-            acc = _mm512_or_si512(acc, _mm512_load_si512(p));
-            if (i + kLine < read_hi[s]) acc = _mm512_or_si512(acc, _mm512_load_si512(p + kLine));
-            if (i + 2 * kLine < read_hi[s]) acc = _mm512_or_si512(acc, _mm512_load_si512(p + 2 * kLine));
-            if (i + 3 * kLine < read_hi[s]) acc = _mm512_or_si512(acc, _mm512_load_si512(p + 3 * kLine));
-        }
-    if (nt)
-        for (size_t i = write_lo; i < write_hi; i += kLine)
-            _mm512_stream_si512(reinterpret_cast<__m512i *>(write + i), acc);
-    else
-        for (size_t i = write_lo; i < write_hi; i += kLine) _mm512_store_si512(write + i, acc);
-    if (nt) _mm_sfence();
-}
-
-__attribute__((target("avx2"))) void pass_avx2(unsigned char *const *reads, size_t n_reads, const size_t *read_lo,
-                                               const size_t *read_hi, unsigned char *write, size_t write_lo,
-                                               size_t write_hi, bool nt) {
-    __m256i acc = _mm256_setzero_si256();
-    for (size_t s = 0; s < n_reads; ++s)
-        for (size_t i = read_lo[s]; i < read_hi[s]; i += kLine) {
-            acc = _mm256_or_si256(acc, _mm256_load_si256(reinterpret_cast<const __m256i *>(reads[s] + i)));
-            acc = _mm256_or_si256(acc, _mm256_load_si256(reinterpret_cast<const __m256i *>(reads[s] + i + 32)));
-        }
-    for (size_t i = write_lo; i < write_hi; i += kLine) {
-        auto *p = reinterpret_cast<__m256i *>(write + i);
-        if (nt)
-            _mm256_stream_si256(p, acc), _mm256_stream_si256(p + 1, acc);
-        else
-            _mm256_store_si256(p, acc), _mm256_store_si256(p + 1, acc);
+// The loops of every vector target this CPU has, at or below FUSEBOX_MAX_ISA
+// (so that a capped run measures the roof an AVX2-only CPU would have).
+std::vector<const roof_loops *> every_width() {
+    int64_t allowed = hwy::SupportedTargets();
+    if (const char *cap = std::getenv("FUSEBOX_MAX_ISA"))
+        for (int64_t bit : {HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_SSSE3, HWY_SCALAR})
+            if (!std::strcmp(cap, hwy::TargetName(bit))) allowed &= ~(bit - 1);
+    std::vector<const roof_loops *> all;
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        if (!(target & allowed)) continue;
+        hwy::ChosenTarget chosen;
+        chosen.Update(target);
+        if (const roof_loops *l = HWY_DISPATCH_TABLE(get_roof_loops)[chosen.GetIndex()]()) all.push_back(l);
     }
-    if (nt) _mm_sfence();
+    return all;
 }
 
 size_t lines(size_t bytes) { return (bytes + kLine - 1) / kLine; }
 
-// Lockstep pass over units [u_lo, u_hi) of `units`: every stream advances in
-// proportion to its size (a stream of `n` lines takes a step on n of every
-// `units` units), so all streams are in flight at once, as in an elementwise
-// kernel, and each line is loaded or stored exactly once. Each read stream is
-// prefetched kAheadLines ahead, as fusebox's streaming loops do: without it
-// the hardware prefetchers leave bandwidth unused, and a roof must be the best
-// a trivial kernel reaches.
-constexpr uint64_t kAheadLines = 32;
-struct stream_walk {
-    unsigned char *base;
-    uint64_t lines, pos, err;
-};
-
-__attribute__((target("avx512f"))) void lockstep_avx512(stream_walk *reads, size_t n_reads, stream_walk &write,
-                                                        uint64_t units, uint64_t u_lo, uint64_t u_hi, bool nt) {
-    __m512i acc = _mm512_setzero_si512();
-    for (uint64_t u = u_lo; u < u_hi; ++u) {
-        for (size_t s = 0; s < n_reads; ++s) {
-            stream_walk &w = reads[s];
-            if ((w.err += w.lines) >= units) {
-                w.err -= units;
-                _mm_prefetch(reinterpret_cast<const char *>(w.base + (w.pos + kAheadLines) * kLine), _MM_HINT_T0);
-                acc = _mm512_or_si512(acc, _mm512_load_si512(w.base + w.pos++ * kLine));
-            }
-        }
-        if ((write.err += write.lines) >= units) {
-            write.err -= units;
-            auto *p = write.base + write.pos++ * kLine;
-            if (nt)
-                _mm512_stream_si512(reinterpret_cast<__m512i *>(p), acc);
-            else
-                _mm512_store_si512(p, acc);
-        }
-    }
-    if (nt) _mm_sfence();
-}
-
-__attribute__((target("avx2"))) void lockstep_avx2(stream_walk *reads, size_t n_reads, stream_walk &write,
-                                                   uint64_t units, uint64_t u_lo, uint64_t u_hi, bool nt) {
-    __m256i acc = _mm256_setzero_si256();
-    for (uint64_t u = u_lo; u < u_hi; ++u) {
-        for (size_t s = 0; s < n_reads; ++s) {
-            stream_walk &w = reads[s];
-            if ((w.err += w.lines) >= units) {
-                w.err -= units;
-                _mm_prefetch(reinterpret_cast<const char *>(w.base + (w.pos + kAheadLines) * kLine), _MM_HINT_T0);
-                const auto *p = reinterpret_cast<const __m256i *>(w.base + w.pos++ * kLine);
-                acc = _mm256_or_si256(acc, _mm256_or_si256(_mm256_load_si256(p), _mm256_load_si256(p + 1)));
-            }
-        }
-        if ((write.err += write.lines) >= units) {
-            write.err -= units;
-            auto *p = reinterpret_cast<__m256i *>(write.base + write.pos++ * kLine);
-            if (nt)
-                _mm256_stream_si256(p, acc), _mm256_stream_si256(p + 1, acc);
-            else
-                _mm256_store_si256(p, acc), _mm256_store_si256(p + 1, acc);
-        }
-    }
-    if (nt) _mm_sfence();
-}
-
 // A stream's share [c/n, (c+1)/n) of its lines, in bytes.
 size_t share(size_t bytes, size_t c, size_t n) { return lines(bytes) * c / n * kLine; }
+
+// One way of moving the streams: a vector width, store kind, walk and prefetch.
+struct variant {
+    const roof_loops *loops;
+    bool nt, lockstep, prefetch;
+    uint64_t block; // lockstep: lines of the longest stream per unit
+};
 
 struct workload {
     std::vector<block> reads;
@@ -161,9 +219,10 @@ struct workload {
     }
 
     // Chunk c of n in lockstep: units are lines of the longest stream.
-    void run_lockstep(size_t c, size_t n, bool nt, bool avx512) const {
+    void run_lockstep(size_t c, size_t n, const variant &v) const {
         uint64_t units = lines(t.write);
         for (size_t b : t.reads) units = std::max<uint64_t>(units, lines(b));
+        units = std::max<uint64_t>(1, units / v.block);
         const uint64_t u_lo = units * c / n, u_hi = units * (c + 1) / n;
         auto start = [&](unsigned char *base, size_t bytes) {
             const uint64_t l = lines(bytes); // l * u_lo < 2^64 for any memory this machine has
@@ -172,19 +231,16 @@ struct workload {
         std::vector<stream_walk> rd;
         for (size_t s = 0; s < t.reads.size(); ++s) rd.push_back(start(read_ptrs[s], t.reads[s]));
         stream_walk wr = start(write.get(), t.write);
-        if (avx512)
-            lockstep_avx512(rd.data(), rd.size(), wr, units, u_lo, u_hi, nt);
-        else
-            lockstep_avx2(rd.data(), rd.size(), wr, units, u_lo, u_hi, nt);
+        v.loops->lockstep(rd.data(), rd.size(), wr, units, u_lo, u_hi, v.nt, v.prefetch);
     }
 
-    // Chunk c of n: each stream's share, as the kernels under test split work.
-    void run_chunk(size_t c, size_t n, bool nt, bool avx512) const {
+    // Chunk c of n: each stream's share, as the kernels under test split work,
+    // interleaved in 16 KiB steps of the largest so all of them are in flight.
+    void run_bursts(size_t c, size_t n, const variant &v) const {
         const size_t k = t.reads.size();
         std::vector<size_t> lo(k), hi(k);
         for (size_t s = 0; s < k; ++s) lo[s] = share(t.reads[s], c, n), hi[s] = share(t.reads[s], c + 1, n);
         const size_t wlo = share(t.write, c, n), whi = share(t.write, c + 1, n);
-        // Interleave the streams in 16 KiB steps of the largest, so all of them are in flight.
         size_t longest = t.write;
         for (size_t b : t.reads) longest = std::max(longest, b);
         const size_t steps = std::max<size_t>(1, (share(longest, c + 1, n) - share(longest, c, n)) / (16 << 10));
@@ -195,51 +251,61 @@ struct workload {
                 shi[s] = lo[s] + (hi[s] - lo[s]) / kLine * (st + 1) / steps * kLine;
             const size_t a = wlo + (whi - wlo) / kLine * st / steps * kLine;
             const size_t b = wlo + (whi - wlo) / kLine * (st + 1) / steps * kLine;
-            if (avx512)
-                pass_avx512(read_ptrs.data(), k, slo.data(), shi.data(), write.get(), a, b, nt);
-            else
-                pass_avx2(read_ptrs.data(), k, slo.data(), shi.data(), write.get(), a, b, nt);
+            v.loops->burst(read_ptrs.data(), k, slo.data(), shi.data(), write.get(), a, b, v.nt, v.prefetch);
         }
     }
 };
 
-// Best GB/s of passes on `threads` threads (one chunk each) within the
-// budget, walking the streams in lockstep or in interleaved bursts.
-double best_gbps(const workload &w, int threads, bool nt, bool lockstep, double budget_ms) {
-    const bool avx512 = __builtin_cpu_supports("avx512f");
-    tbb::task_arena arena(threads);
-    auto chunk = [&](size_t c, size_t n) {
-        if (lockstep)
-            w.run_lockstep(c, n, nt, avx512);
+// Times passes of variant `v` on `threads` threads (one chunk each).
+class timed_runs {
+public:
+    timed_runs(const workload &w, int threads, const variant &v) : w_(w), threads_(threads), v_(v), arena_(threads) {
+        // The workload's pages exist already; one timed pass warms caches and
+        // threads, counts as a sample, and sets how many passes of a tiny
+        // working set are timed together (so the clock's resolution does not count).
+        const double s = timed(1);
+        best_ = static_cast<double>(w_.t.total()) / s / 1e9;
+        group_ = static_cast<int>(std::clamp(20e-6 / std::max(s, 1e-9), 1.0, 1e6));
+    }
+
+    // Best GB/s over the runs so far, after `samples` more or `budget_ms`, whichever is later.
+    double run(int samples, double budget_ms) {
+        const auto start = clock::now();
+        for (int i = 0; i < samples || std::chrono::duration<double, std::milli>(clock::now() - start).count() < budget_ms;
+             ++i)
+            best_ = std::max(best_, static_cast<double>(w_.t.total()) / timed(group_) / 1e9);
+        return best_;
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    void chunk(size_t c, size_t n) const {
+        if (v_.lockstep)
+            w_.run_lockstep(c, n, v_);
         else
-            w.run_chunk(c, n, nt, avx512);
-    };
-    auto pass = [&] {
-        if (threads == 1) return chunk(0, 1);
-        arena.execute([&] {
+            w_.run_bursts(c, n, v_);
+    }
+    // Seconds per pass, over `count` passes timed together.
+    double timed(int count) {
+        const auto t0 = clock::now();
+        for (int g = 0; g < count; ++g) pass();
+        return std::chrono::duration<double>(clock::now() - t0).count() / count;
+    }
+    void pass() {
+        if (threads_ == 1) return chunk(0, 1);
+        arena_.execute([&] {
             tbb::parallel_for(
-                0, threads, [&](int c) { chunk(static_cast<size_t>(c), static_cast<size_t>(threads)); },
+                0, threads_, [&](int c) { chunk(static_cast<size_t>(c), static_cast<size_t>(threads_)); },
                 tbb::static_partitioner());
         });
-    };
-    using clock = std::chrono::steady_clock;
-    for (int i = 0; i < 3; ++i) pass(); // warm: page faults, caches, thread wake-up
-    // Passes of tiny working sets are timed in groups, so the clock's resolution does not count.
-    int group = 1;
-    for (auto t0 = clock::now(); std::chrono::duration<double, std::micro>(clock::now() - t0).count() < 20; ++group)
-        pass();
-    double best = 0;
-    const auto start = clock::now();
-    int samples = 0;
-    do {
-        const auto t0 = clock::now();
-        for (int i = 0; i < group; ++i) pass();
-        const double s = std::chrono::duration<double>(clock::now() - t0).count() / group;
-        best = std::max(best, static_cast<double>(w.t.total()) / s / 1e9);
-        ++samples;
-    } while (samples < 10 || std::chrono::duration<double, std::milli>(clock::now() - start).count() < budget_ms);
-    return best;
-}
+    }
+    const workload &w_;
+    int threads_;
+    variant v_;
+    tbb::task_arena arena_;
+    int group_ = 1;
+    double best_ = 0;
+};
 
 long cache_size(int name) {
     const long v = sysconf(name);
@@ -268,18 +334,49 @@ memory_roof measure_roof(const traffic &t, int threads, double budget_ms) {
     r.level = memory_level(t.total());
     if (t.total() == 0) return r;
     const workload w(t);
-    for (int n : {1, threads}) {
-        if (n == 1 && threads > 1 && r.level == "DRAM") continue; // one thread never saturates memory
-        for (bool nt : {false, true})
-            for (bool lockstep : {false, true}) {
-                const double g = best_gbps(w, n, nt, lockstep, budget_ms / 4);
-                double &kind = nt ? r.nt_gbps : r.plain_gbps;
-                kind = std::max(kind, g);
-                if (g > r.gbps) r.gbps = g, r.threads = n;
-            }
-        if (threads == 1) break;
+    // Every variant: thread counts 1, 2, 4, ... up to `threads`, each vector
+    // width, ordinary and non-temporal stores, lockstep and burst walks, with
+    // and without prefetch. Each is screened with a few passes; the best few
+    // of each store kind then share the rest of the budget.
+    struct candidate {
+        std::unique_ptr<timed_runs> runs;
+        int threads;
+        variant v;
+        double gbps;
+    };
+    std::vector<candidate> all;
+    std::vector<int> counts;
+    for (int n = 1; n < threads; n *= 2) counts.push_back(n);
+    counts.push_back(std::max(threads, 1));
+    for (int n : counts)
+        for (const roof_loops *loops : every_width())
+            for (bool nt : {false, true})
+                for (uint64_t block : {0, 1, 4}) // 0: bursts
+                    for (bool prefetch : {false, true}) {
+                        const variant v{loops, nt, block > 0, prefetch, std::max<uint64_t>(block, 1)};
+                        auto runs = std::make_unique<timed_runs>(w, n, v);
+                        const double g = runs->run(1, 0);
+                        all.push_back({std::move(runs), n, v, g});
+                    }
+    if (all.empty()) return r; // no vector target (never on x86-64)
+    std::sort(all.begin(), all.end(), [](const candidate &a, const candidate &b) { return a.gbps > b.gbps; });
+    std::vector<candidate *> finalists;
+    for (bool nt : {false, true}) {
+        int taken = 0;
+        for (auto &c : all)
+            if (c.v.nt == nt && taken < 2) finalists.push_back(&c), ++taken;
+    }
+    for (candidate *c : finalists) c->gbps = c->runs->run(10, budget_ms / static_cast<double>(finalists.size()));
+    for (const auto &c : all) {
+        (c.v.nt ? r.nt_gbps : r.plain_gbps) = std::max(c.v.nt ? r.nt_gbps : r.plain_gbps, c.gbps);
+        if (c.gbps > r.gbps) {
+            r.gbps = c.gbps, r.threads = c.threads;
+            r.kernel = std::string(c.v.loops->isa) + (c.v.nt ? " nt" : " plain") +
+                       (c.v.lockstep ? " lockstep x" + std::to_string(c.v.block) : std::string(" bursts")) + (c.v.prefetch ? " prefetch" : "");
+        }
     }
     return r;
 }
 
 } // namespace fbtools
+#endif // HWY_ONCE
