@@ -4,6 +4,7 @@
 #include <limits>
 #include <oneapi/dnnl/dnnl.h>
 
+#include "common/cpu_info.hpp"
 #include "common/env.hpp"
 #include "common/errors.hpp"
 #include "common/parallel.hpp"
@@ -65,7 +66,9 @@ std::vector<std::string> verbose_header() {
             (isa_cap.empty() ? std::string() : " (FUSEBOX_MAX_ISA " + isa_cap + ")") + ",threads " +
             std::to_string(max_threads()) +
             (cap ? " (FUSEBOX_NUM_THREADS " + std::to_string(cap) + ")" : std::string()) + ",streaming stores from " +
-            mib(stream_threshold_bytes()) + ",onednn isa " + onednn_isa_name(),
+            mib(stream_threshold_bytes()) + ",onednn isa " + onednn_isa_name() + ",caches L1d " +
+            std::to_string(caches().l1d >> 10) + " KiB L2 " + std::to_string(caches().l2 >> 10) + " KiB LLC " +
+            mib(caches().llc),
         "template:partition,engine,partition,ops,inputs,outputs,fpmath,impl,reason",
         "template:compile,engine,partition,ops,inputs,outputs,fpmath,impl,reason,threads,chunks,streaming,time_ms",
         "template:execute,engine,partition,ops,inputs,outputs,fpmath,impl,reason,threads,chunks,streaming,time_ms,"

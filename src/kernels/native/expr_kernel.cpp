@@ -9,13 +9,13 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
 #include <hwy/cache_control.h>
 
 #include "common/checked.hpp"
+#include "common/cpu_info.hpp"
 #include "common/errors.hpp"
 #include "common/parallel.hpp"
 #include "common/small_buffer.hpp"
@@ -24,10 +24,10 @@
 namespace fusebox::detail {
 namespace {
 
-// Elements per block: intermediates of a block stay in L1. Scratch for up to
-// kStackScratch bytes lives on the stack; larger expressions take smaller
-// blocks, and beyond kMinBlock elements per block their scratch comes from
-// the engine's allocator. Expressions of several nodes over 2-byte elements
+// Elements per block: intermediates of a block stay in L1 (l1_budget()
+// bytes of scratch). Scratch for up to kStackScratch bytes lives on the
+// stack; larger expressions take smaller blocks, and beyond kMinBlock
+// elements per block their scratch comes from the engine's allocator. Expressions of several nodes over 2-byte elements
 // (and narrower) take half the block: measured 0.80 -> 0.87 of the roof for
 // bf16/f16 chains before they ran in registers, where 4-byte ones lose.
 constexpr int64_t kMaxBlock = 512, kMaxNarrowBlock = 256, kMinBlock = 64;
@@ -38,8 +38,18 @@ constexpr size_t kStackScratch = 32 << 10;
 constexpr int64_t kPrefetchAhead = 1024;
 // Rows shorter than this (elements) of a one-op partition run many to a call.
 constexpr int64_t kShortRow = 1024;
-// Panels of a transposing partition: bytes of a transposed operand's tile.
-constexpr int64_t kTileBytes = 32 << 10;
+// Bytes of scratch that stay in L1 beside the data streaming through it: two
+// thirds of the L1d, to a power of two (32 KiB of a 48 KiB L1d, 16 KiB of a
+// 32 KiB one). The block scratch and a transposing panel's tile of one
+// operand each take that much at most.
+int64_t l1_budget() {
+    static const int64_t bytes = [] {
+        int64_t b = 4 << 10;
+        while (b * 2 <= caches().l1d * 2 / 3 && b < static_cast<int64_t>(kStackScratch)) b *= 2;
+        return b;
+    }();
+    return bytes;
+}
 // Rows ahead of a panel's current row that operands read along rows are prefetched.
 constexpr int64_t kRowsAhead = 16;
 // Strips (only the output transposed): bytes of the narrowest input row per
@@ -138,7 +148,7 @@ public:
             slot_bytes += es, widest = std::max(widest, es);
         }
         block_ = e.nodes.size() > 1 && widest <= 2 ? kMaxNarrowBlock : kMaxBlock;
-        while (block_ > kMinBlock && block_ * slot_bytes > kStackScratch) block_ /= 2;
+        while (block_ > kMinBlock && static_cast<int64_t>(block_ * slot_bytes) > l1_budget()) block_ /= 2;
         auto slot = [&](size_t bytes) { return std::exchange(scratch_bytes_, scratch_bytes_ + block_ * bytes); };
         int64_t bytes_per_element = static_cast<int64_t>(out_size_);
         const size_t rank = shape_.size();
@@ -276,10 +286,10 @@ public:
         const int64_t run_bytes = input_tiles ? 1024 : kStripBytes;
         panel_cols_ = along_rows > transposed ? run_bytes / static_cast<int64_t>(row_es) : 64;
         if (!strips_) panel_cols_ = std::min(panel_cols_, block_);
-        // Tiles hold whole cache lines of rows, up to kTileBytes per operand:
+        // Tiles hold whole cache lines of rows, up to l1_budget() bytes per operand:
         // each column of a tile is one contiguous run of memory.
         const int64_t per_line = 64 / widest, rows = shape_[rank - 2];
-        const int64_t fit = std::max<int64_t>(1, kTileBytes / (panel_cols_ * widest) / per_line);
+        const int64_t fit = std::max<int64_t>(1, l1_budget() / (panel_cols_ * widest) / per_line);
         tile_rows_ = std::min(ceil_div(rows, per_line), fit) * per_line;
         if (strips_) {
             // Strips are one cache line tall for the output, or for the widest
@@ -704,9 +714,7 @@ private:
 // wins at 100 MiB).
 int64_t stream_threshold_bytes() {
     static const int64_t bytes = [] {
-        long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-        if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-        return std::clamp<int64_t>(llc / 2, int64_t{8} << 20, int64_t{32} << 20);
+        return std::clamp<int64_t>(caches().llc / 2, int64_t{8} << 20, int64_t{32} << 20);
     }();
     return bytes;
 }
