@@ -360,12 +360,14 @@ memory_roof measure_roof(const traffic &t, int threads, double budget_ms) {
                     }
     if (all.empty()) return r; // no vector target (never on x86-64)
     std::sort(all.begin(), all.end(), [](const candidate &a, const candidate &b) { return a.gbps > b.gbps; });
-    std::vector<candidate *> finalists;
-    for (bool nt : {false, true}) {
-        int taken = 0;
-        for (auto &c : all)
-            if (c.v.nt == nt && taken < 2) finalists.push_back(&c), ++taken;
-    }
+    // Finalists: the best two, and the best of the other store kind.
+    std::vector<candidate *> finalists{&all[0]};
+    if (all.size() > 1) finalists.push_back(&all[1]);
+    for (auto &c : all)
+        if (c.v.nt != all[0].v.nt) {
+            if (finalists.size() < 3 && &c != finalists.back()) finalists.push_back(&c);
+            break;
+        }
     for (candidate *c : finalists) c->gbps = c->runs->run(10, budget_ms / static_cast<double>(finalists.size()));
     for (const auto &c : all) {
         (c.v.nt ? r.nt_gbps : r.plain_gbps) = std::max(c.v.nt ? r.nt_gbps : r.plain_gbps, c.gbps);

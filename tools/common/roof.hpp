@@ -31,9 +31,10 @@ struct memory_roof {
     std::string level;     // "L1", "L2", "LLC" or "DRAM": where the working set lives
 };
 
-/// Measures the roof of `t` on up to `threads` threads, spending about
-/// `budget_ms` per store kind.
-memory_roof measure_roof(const traffic &t, int threads, double budget_ms = 200);
+/// Measures the roof of `t` on up to `threads` threads: every variant is
+/// screened with two passes, then the best few share `budget_ms` (give it the
+/// budget of the case it is a roof for: a best of fewer runs is lower by chance).
+memory_roof measure_roof(const traffic &t, int threads, double budget_ms = 1000);
 
 /// "L1", "L2", "LLC" or "DRAM" for a working set of `bytes` on this CPU.
 std::string memory_level(size_t bytes);
