@@ -291,7 +291,10 @@ const fbtools::memory_roof *driver::roof(const fbtools::traffic &t, int threads)
     if (roof_ == "skip") return nullptr;
     std::string key = std::to_string(threads) + ":" + std::to_string(t.write);
     for (size_t b : t.reads) key += "," + std::to_string(b);
-    if (auto it = roofs_.find(key); it != roofs_.end()) return &it->second;
+    // Measured again for every case (right after it runs), not reused from an
+    // earlier case of the same streams: a shared machine's bandwidth drifts
+    // by 10 - 30 % over minutes. A --roof=FILE keeps and reuses them on purpose.
+    if (auto it = roofs_.find(key); it != roofs_.end() && roof_ != "measure") return &it->second;
     // The roof gets the case's own time budget: both are a best of runs on a
     // noisy machine, and a best of fewer runs would be lower by chance.
     fbtools::memory_roof r = fbtools::measure_roof(t, threads, max_ms_);
