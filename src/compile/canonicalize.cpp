@@ -8,7 +8,7 @@
 #include "common/checked.hpp"
 #include "common/errors.hpp"
 #include "interface/handles.hpp"
-#include "interface/op_schema.hpp"
+#include "ops/elementwise.hpp"
 
 namespace fusebox::detail {
 namespace {
@@ -224,24 +224,27 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
 
     // Types and shapes through the ops, from the given inputs (types left
     // unknown at finalize, behind ops fusebox does not run, are known now).
-    std::vector<broadcast_rule> rules;
     for (const op &o : part.ops) {
-        const auto &a = o.get_inputs()[0], &b = o.get_inputs()[1];
-        rules.push_back(read_broadcast_rule(o));
-        shape_of[o.get_outputs()[0].get_id()] =
-            infer_binary_shape(o, rules.back(), shape_of.at(a.get_id()), shape_of.at(b.get_id()));
-        const data_type ta = type_of.at(a.get_id()), tb = type_of.at(b.get_id());
-        const data_type out = binary_output_type(o.get_kind(), ta, tb), declared = o.get_outputs()[0].get_data_type();
-        if (out == data_type::undef)
-            fail(status::invalid_data_type, "compile: partition ", pid, ": ", op_ref(o), ": input types (",
-                 data_type_name(ta), ", ", data_type_name(tb), ") are not supported");
-        if (declared != data_type::undef && declared != out)
+        const auto &in = o.get_inputs();
+        if (in.size() > static_cast<size_t>(kMaxArgs))
+            fail(status::unimplemented, "compile: partition ", pid, ": ", op_ref(o), " has ", in.size(),
+                 " inputs; the kernels take at most ", kMaxArgs);
+        std::vector<data_type> types;
+        std::vector<dims> shapes;
+        for (const auto &lt : in) types.push_back(type_of.at(lt.get_id())), shapes.push_back(shape_of.at(lt.get_id()));
+        shape_of[o.get_outputs()[0].get_id()] = infer_output_shape(o, shapes);
+        const data_type out = infer_output_type(o, types), declared = o.get_outputs()[0].get_data_type();
+        if (declared != data_type::undef && declared != out) {
+            std::string names;
+            for (size_t k = 0; k < types.size(); ++k) names += (k ? ", " : "") + std::string(data_type_name(types[k]));
             fail(status::invalid_data_type, "compile: partition ", pid, ": ", op_ref(o), ": output type ",
-                 data_type_name(declared), " does not match ", data_type_name(out), " for inputs (", data_type_name(ta),
-                 ", ", data_type_name(tb), ")");
+                 data_type_name(declared), " does not match ", data_type_name(out), " for inputs (", names, ")");
+        }
         type_of[o.get_outputs()[0].get_id()] = out;
         node_of[o.get_outputs()[0].get_id()] = static_cast<int>(e.nodes.size());
-        e.nodes.push_back({o.get_kind(), {ta, tb}, out, {0, 0}});
+        expr_node node{o.get_kind(), find_elementwise(o.get_kind())->fn, static_cast<int>(in.size()), {}, out, {}};
+        for (size_t k = 0; k < in.size(); ++k) node.in_dt[k] = types[k];
+        e.nodes.push_back(node);
     }
     const auto &root = part.ops.back().get_outputs()[0];
     const dims &out_shape = shape_of.at(root.get_id());
@@ -261,10 +264,10 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
     for (size_t n = e.nodes.size(); n-- > 0;) {
         const op &o = part.ops[n];
         const size_t node_rank = shape_of.at(o.get_outputs()[0].get_id()).size();
-        for (int k = 0; k < 2; ++k) {
+        for (int k = 0; k < e.nodes[n].n_args; ++k) {
             const size_t id = o.get_inputs()[k].get_id();
             const dims &shape = shape_of.at(id);
-            std::vector<int> map = operand_dim_map(rules[n], k, shape, node_rank), p(shape.size(), -1);
+            std::vector<int> map = input_dim_map(o, static_cast<size_t>(k), shape, node_rank), p(shape.size(), -1);
             for (size_t i = 0; i < shape.size(); ++i)
                 if (map[i] >= 0) p[i] = pos[n][map[i]];
             if (auto it = node_of.find(id); it != node_of.end()) {

@@ -9,6 +9,7 @@
 #include "interface/graph_impl.hpp"
 #include "interface/handles.hpp"
 #include "interface/op_schema.hpp"
+#include "ops/elementwise.hpp"
 
 namespace fusebox {
 namespace {
@@ -152,14 +153,18 @@ void finalize_graph(graph_impl &g) {
         }
         for (auto &lt : access::outputs(o)) lt = tensors.at(lt.get_id());
         if (is_kind_supported(o.get_kind())) {
-            detail::validate_binary_types(o); // the types known now
-            const auto &a = o.get_inputs()[0], &b = o.get_inputs()[1];
-            data_type dt = detail::binary_output_type(o.get_kind(), a.get_data_type(), b.get_data_type());
+            detail::validate_types(o); // the types known now
+            std::vector<data_type> types;
+            std::vector<logical_tensor::dims> shapes;
+            bool shapes_known = true;
+            for (const auto &in : o.get_inputs()) {
+                types.push_back(in.get_data_type());
+                shapes_known = shapes_known && in.get_ndims() >= 0;
+                if (shapes_known) shapes.push_back(dims_of(in));
+            }
+            const data_type dt = detail::infer_output_type(o, types);
             logical_tensor inferred = with_type(o.get_outputs()[0], dt);
-            if (a.get_ndims() >= 0 && b.get_ndims() >= 0)
-                inferred =
-                    with_shape(o.get_outputs()[0], dt,
-                               detail::infer_binary_shape(o, detail::read_broadcast_rule(o), dims_of(a), dims_of(b)));
+            if (shapes_known) inferred = with_shape(o.get_outputs()[0], dt, detail::infer_output_shape(o, shapes));
             logical_tensor &out = tensors.at(o.get_outputs()[0].get_id());
             out = merge_descriptors(out, inferred, o);
             access::outputs(o)[0] = out;

@@ -1,5 +1,6 @@
-// The one table of op kinds and the one table of attributes: names, which
-// kinds fusebox runs, arity, attribute value types. Validation, the public
+// The one table of op kinds and the one table of attributes: names, arity,
+// attribute value types (which kinds fusebox runs: the op catalogue,
+// ops/elementwise.hpp). Validation, the public
 // name lookups and doc/SUPPORT.md are all generated from these tables.
 #pragma once
 
@@ -14,7 +15,6 @@ constexpr int kUnbounded = -1;
 struct op_kind_info {
     op::kind kind;
     const char *name;
-    bool runs;                    // fusebox compiles and executes it
     int inputs_min, inputs_max;   // kUnbounded: no limit
     int outputs_min, outputs_max; // (oneDNN Graph's schema, its most permissive release)
 };

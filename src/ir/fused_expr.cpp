@@ -27,8 +27,9 @@ std::string fused_expr::to_string() const {
     };
     for (size_t i = 0; i < nodes.size(); ++i) {
         const auto &n = nodes[i];
-        os << " n" << i << "=" << op_kind_name(n.kind) << "(" << data_type_name(n.in_dt[0]) << " " << arg(n.arg[0])
-           << " " << data_type_name(n.in_dt[1]) << " " << arg(n.arg[1]) << ")->" << data_type_name(n.out_dt);
+        os << " n" << i << "=" << op_kind_name(n.kind) << "(";
+        for (int k = 0; k < n.n_args; ++k) os << (k ? " " : "") << data_type_name(n.in_dt[k]) << " " << arg(n.arg[k]);
+        os << ")->" << data_type_name(n.out_dt);
     }
     return os.str();
 }

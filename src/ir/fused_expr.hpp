@@ -1,10 +1,12 @@
 // The canonical form of a partition compiled for concrete shapes: a list of
-// binary nodes over operands that are all indexed in one iteration space.
+// nodes of up to kMaxArgs inputs over operands that are all indexed in one
+// iteration space.
 #pragma once
 
 #include <string>
 
 #include "fusebox/fusebox.hpp"
+#include "ops/elementwise.hpp"
 
 namespace fusebox::detail {
 
@@ -17,13 +19,18 @@ struct operand {
     dims strides;
 };
 
-/// One op of the partition. An arg >= 0 is an operand index; arg < 0 is the
-/// result of node ~arg (computed earlier, over the whole iteration space).
+constexpr int kMaxArgs = 3;
+
+/// One op of the partition: its catalogue function over args[0, n_args). An
+/// arg >= 0 is an operand index; arg < 0 is the result of node ~arg
+/// (computed earlier, over the whole iteration space).
 struct expr_node {
-    op::kind kind;
-    data_type in_dt[2];
+    op::kind kind; // as the graph spelled it (logs)
+    ew_fn fn;
+    int n_args;
+    data_type in_dt[kMaxArgs];
     data_type out_dt;
-    int arg[2];
+    int arg[kMaxArgs];
 };
 
 struct fused_expr {

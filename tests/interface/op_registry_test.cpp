@@ -62,7 +62,7 @@ std::string kinds_table() {
     };
     os << "| op kind | fusebox runs it | inputs | outputs |\n|---|---|---|---|\n";
     for (const auto &row : detail::op_kinds())
-        os << "| " << row.name << " | " << (row.runs ? "**yes**" : row.kind == op::kind::End ? "(marks a graph output)" : "no")
+        os << "| " << row.name << " | " << (is_kind_supported(row.kind) ? "**yes**" : row.kind == op::kind::End ? "(marks a graph output)" : "no")
            << " | " << count(row.inputs_min, row.inputs_max) << " | " << count(row.outputs_min, row.outputs_max)
            << " |\n";
     os << "\n| attribute | value type |\n|---|---|\n";

@@ -56,22 +56,30 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
     ASSERT_FALSE(targets.empty());
     const dt all[] = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8,  dt::u8,      dt::s16,
                       dt::u16, dt::s32,  dt::u32, dt::s64, dt::u64, dt::boolean, dt::string};
-    size_t checked = 0;
+    size_t checked = 0, expected = 0;
+    for (const auto &def : detail::elementwise_ops())
+        for (dt x : all)
+            for (dt y : all) {
+                const bool same = x == y && (def.types & detail::type_bit(x));
+                const bool mixed = def.mixed_f32 && ((x == dt::f32 && (y == dt::bf16 || y == dt::f16)) ||
+                                                     (y == dt::f32 && (x == dt::bf16 || x == dt::f16)));
+                expected += same || mixed;
+            }
     for (const element_ops *ops : targets) {
         SCOPED_TRACE(ops->isa);
-        for (dt x : all) {
-            for (dt y : all)
-                if (binary_fn fn = ops->add[detail::dtype_index(x)][detail::dtype_index(y)]) {
-                    check_loop(fn, op::kind::Add, x, y, x == y ? x : dt::f32, ops->isa);
-                    ++checked;
-                }
-            if (binary_fn fn = ops->equal[detail::dtype_index(x)]) {
-                check_loop(fn, op::kind::Equal, x, x, dt::boolean, ops->isa);
-                ++checked;
-            }
-        }
+        for (const auto &def : detail::elementwise_ops())
+            for (dt x : all)
+                for (dt y : all)
+                    if (binary_fn fn = ops->binary[static_cast<int>(def.fn)][detail::dtype_index(x)]
+                                                  [detail::dtype_index(y)]) {
+                        const dt to = def.rule == detail::type_rule::same_to_bool ? dt::boolean : x == y ? x : dt::f32;
+                        check_loop(fn, def.kind, x, y, to, ops->isa);
+                        ++checked;
+                    }
     }
-    EXPECT_EQ(checked, targets.size() * (16 + 14)); // 12 same-type Adds + 4 mixed rows, 14 Equals per target
+    // Every type combination the catalogue accepts has a loop on every instruction set.
+    EXPECT_EQ(checked, targets.size() * expected);
+    EXPECT_EQ(expected, 16u + 14u); // Add: 12 same-type and 4 mixed rows; Equal: 14 types
     std::printf("checked %zu loops on %zu instruction sets:", checked, targets.size());
     for (const element_ops *ops : targets) std::printf(" %s", ops->isa);
     std::printf("\n");
@@ -132,10 +140,12 @@ TEST(element_ops, half_precision_rounding_cases_in_vector_bodies) {
         {0x0001, 0x0002}, {0x7C00, 0x7C00}, {0x7C00, 0xFC00}, {0x3C00, 0x3C01}, {0x3C00, 0x3C00}};
     for (const element_ops *ops : fusebox::detail::element_ops_for_every_target()) {
         const int h = detail::dtype_index(dt::f16), bh = detail::dtype_index(dt::bf16);
-        check_crafted(ops->add[bh][bh], op::kind::Add, dt::bf16, bf16_add, ops->isa);
-        check_crafted(ops->add[h][h], op::kind::Add, dt::f16, f16_add, ops->isa);
-        check_crafted(ops->equal[bh], op::kind::Equal, dt::bf16, bf16_equal, ops->isa);
-        check_crafted(ops->equal[h], op::kind::Equal, dt::f16, f16_equal, ops->isa);
+        const auto &add = ops->binary[static_cast<int>(detail::ew_fn::add)];
+        const auto &equal = ops->binary[static_cast<int>(detail::ew_fn::equal)];
+        check_crafted(add[bh][bh], op::kind::Add, dt::bf16, bf16_add, ops->isa);
+        check_crafted(add[h][h], op::kind::Add, dt::f16, f16_add, ops->isa);
+        check_crafted(equal[bh][bh], op::kind::Equal, dt::bf16, bf16_equal, ops->isa);
+        check_crafted(equal[h][h], op::kind::Equal, dt::f16, f16_equal, ops->isa);
     }
 }
 
@@ -155,7 +165,7 @@ TEST(element_ops, add_chains_round_every_partial_sum_like_the_ops_one_at_a_time)
     size_t checked = 0;
     for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
         for (dt t : {dt::f32, dt::bf16, dt::f16}) {
-            const auto chain = ops->add_chain[detail::dtype_index(t)];
+            const auto chain = ops->chain[static_cast<int>(detail::ew_fn::add)][detail::dtype_index(t)];
             ASSERT_NE(chain, nullptr) << ops->isa << " " << data_type_name(t);
             const size_t es = data_type_size(t);
             for (int64_t count = 2; count <= 5; ++count)
@@ -217,11 +227,12 @@ TEST(element_ops, row_loops_equal_their_loop_per_row) {
     for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
         for (dt x : all)
             for (dt y : all)
-                for (op::kind kind : {op::kind::Add, op::kind::Equal}) {
+                for (const auto &def : detail::elementwise_ops()) {
+                    const op::kind kind = def.kind;
                     const int ix = detail::dtype_index(x), iy = detail::dtype_index(y);
-                    const auto rows_fn = kind == op::kind::Add ? ops->add_rows[ix][iy] : ops->equal_rows[ix];
-                    if (!rows_fn || (kind == op::kind::Equal && x != y)) continue;
-                    const dt to = kind == op::kind::Equal ? dt::boolean : x == y ? x : dt::f32;
+                    const auto rows_fn = ops->binary_rows[static_cast<int>(def.fn)][ix][iy];
+                    if (!rows_fn) continue;
+                    const dt to = def.rule == detail::type_rule::same_to_bool ? dt::boolean : x == y ? x : dt::f32;
                     buffer a(logical_tensor(0, x, dims{rows * pitch})), b(logical_tensor(1, y, dims{n}));
                     fill(a, rng);
                     fill(b, rng);
@@ -269,7 +280,7 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
                               3.4e38f};
     int checked = 0;
     for (const element_ops *ops : fusebox::detail::element_ops_for_every_target()) {
-        const auto fn = ops->add_out_transposed[fusebox::detail::dtype_index(dt::f32)];
+        const auto fn = ops->out_transposed[static_cast<int>(fusebox::detail::ew_fn::add)][fusebox::detail::dtype_index(dt::f32)];
         ASSERT_NE(fn, nullptr) << ops->isa;
         // Whole blocks and tails of rows and columns; an output pitch that
         // keeps vectors aligned (streamed) and one that does not.

@@ -711,12 +711,14 @@ void over_rows(const void *a, int64_t sa, int64_t pa, const void *b, int64_t sb,
 
 // Registers Fn (elements of A and B in, O out) and its row form.
 template <auto Fn, typename A, typename B, typename O> void set_add(element_ops &o, data_type a, data_type b) {
-    o.add[dtype_index(a)][dtype_index(b)] = Fn;
-    o.add_rows[dtype_index(a)][dtype_index(b)] = over_rows<Fn, sizeof(A), sizeof(B), sizeof(O)>;
+    const int f = static_cast<int>(ew_fn::add);
+    o.binary[f][dtype_index(a)][dtype_index(b)] = Fn;
+    o.binary_rows[f][dtype_index(a)][dtype_index(b)] = over_rows<Fn, sizeof(A), sizeof(B), sizeof(O)>;
 }
 template <auto Fn, typename T> void set_equal(element_ops &o, data_type t) {
-    o.equal[dtype_index(t)] = Fn;
-    o.equal_rows[dtype_index(t)] = over_rows<Fn, sizeof(T), sizeof(T), 1>;
+    const int f = static_cast<int>(ew_fn::equal);
+    o.binary[f][dtype_index(t)][dtype_index(t)] = Fn;
+    o.binary_rows[f][dtype_index(t)][dtype_index(t)] = over_rows<Fn, sizeof(T), sizeof(T), 1>;
 }
 
 const element_ops *get_element_ops() {
@@ -761,13 +763,14 @@ const element_ops *get_element_ops() {
         set_equal<equal_string, string_view_t>(o, dt::string);
         set_equal<equal_f32<f16>, uint16_t>(o, dt::f16);
         set_equal<equal_f32<bf16>, uint16_t>(o, dt::bf16);
-        o.add_chain[dtype_index(dt::f32)] = add_chain<f32>;
-        o.add_chain[dtype_index(dt::f16)] = add_chain<f16>;
-        o.add_chain[dtype_index(dt::bf16)] = add_chain<bf16>;
+        auto &add_chains = o.chain[static_cast<int>(ew_fn::add)];
+        add_chains[dtype_index(dt::f32)] = add_chain<f32>;
+        add_chains[dtype_index(dt::f16)] = add_chain<f16>;
+        add_chains[dtype_index(dt::bf16)] = add_chain<bf16>;
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-        if (__builtin_cpu_supports("avx512bf16")) o.add_chain[dtype_index(dt::bf16)] = add_chain<bf16, bf16_cvt_io>;
+        if (__builtin_cpu_supports("avx512bf16")) add_chains[dtype_index(dt::bf16)] = add_chain<bf16, bf16_cvt_io>;
 #endif
-        o.add_out_transposed[dtype_index(dt::f32)] = add_out_transposed<float>;
+        o.out_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f32)] = add_out_transposed<float>;
         o.transpose[0] = transpose<uint8_t>;
         o.transpose[1] = transpose<uint16_t>;
         o.transpose[2] = transpose<uint32_t>;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "interface/dtype.hpp"
+#include "ops/elementwise.hpp"
 
 namespace fusebox::detail {
 
@@ -16,9 +17,9 @@ using binary_fn = void (*)(const void *a, int64_t sa, const void *b, int64_t sb,
 /// r * po elements after the first (pitches in elements).
 using rows_fn = void (*)(const void *a, int64_t sa, int64_t pa, const void *b, int64_t sb, int64_t pb, void *out,
                          int64_t po, int64_t n, int64_t rows, bool stream);
-/// A chain of Adds evaluated in registers: out = (((in[0] + in[1]) + in[2]) + ...)
-/// over `count` >= 2 operands of one floating-point type, each partial sum
-/// rounded to that type exactly as the unfused ops would store it. Strides 0 or 1.
+/// A chain evaluated in registers: out = f(f(f(in[0], in[1]), in[2]), ...)
+/// over `count` >= 2 operands of one type, each partial result rounded to
+/// that type exactly as the unfused ops would store it. Strides 0 or 1.
 using chain_fn = void (*)(const void *const *in, const int64_t *strides, int64_t count, void *out, int64_t n,
                           bool stream);
 /// dst[r * dst_pitch + j] = src[j * src_pitch + r] for r < rows, j < cols
@@ -28,25 +29,26 @@ using chain_fn = void (*)(const void *const *in, const int64_t *strides, int64_t
 using transpose_fn = void (*)(const void *src, int64_t src_pitch, void *dst, int64_t dst_pitch, int64_t rows,
                               int64_t cols, bool stream);
 
-/// out[j * po + r] = a[r * pa + j] + b[r * pb + j] for r < rows, j < cols
-/// (pitches in elements): an Add of two operands read along their rows whose
+/// out[j * po + r] = f(a[r * pa + j], b[r * pb + j]) for r < rows, j < cols
+/// (pitches in elements): an op of two operands read along their rows whose
 /// output is transposed, lanes-by-lanes blocks added and transposed in
 /// registers, each input row prefetched a few lines ahead. `stream` asks for
 /// non-temporal stores where a vector of out is aligned.
 using add_transposed_fn = void (*)(const void *a, int64_t pa, const void *b, int64_t pb, void *out, int64_t po,
                                    int64_t rows, int64_t cols, bool stream);
 
-/// The loops of one instruction set, indexed by dtype_index().
+/// The loops of one instruction set, indexed by catalogue function (ew_fn)
+/// and dtype_index(). Null where a function has no loop for the types.
 struct element_ops {
     const char *isa; // e.g. "AVX3", "AVX2"
-    binary_fn add[kNumDataTypes]
-                 [kNumDataTypes];   // [a][b]: out = a + b; integers wrap, f16/bf16 computed in f32 and rounded once
-    binary_fn equal[kNumDataTypes]; // out = (a == b) as boolean bytes
-    rows_fn add_rows[kNumDataTypes][kNumDataTypes]; // add over rows, one call for many short rows
-    rows_fn equal_rows[kNumDataTypes];
-    transpose_fn transpose[4];                           // for elements of 1, 2, 4 and 8 bytes
-    chain_fn add_chain[kNumDataTypes];                   // f32, bf16 and f16; null for the other types
-    add_transposed_fn add_out_transposed[kNumDataTypes]; // f32; null for the other types
+    // [fn][a][b]: out = fn(a, b); integers wrap, f16/bf16 computed in f32 and rounded once
+    binary_fn binary[kNumEwFns][kNumDataTypes][kNumDataTypes];
+    rows_fn binary_rows[kNumEwFns][kNumDataTypes][kNumDataTypes]; // the same over rows, one call for many short rows
+    transpose_fn transpose[4];                                    // for elements of 1, 2, 4 and 8 bytes
+    // [fn][t]: a left-to-right chain of fn over one type in registers (Add: f32, bf16, f16)
+    chain_fn chain[kNumEwFns][kNumDataTypes];
+    // [fn][t]: fn of two operands along their rows into a transposed output (Add: f32)
+    add_transposed_fn out_transposed[kNumEwFns][kNumDataTypes];
 };
 
 /// The best loops for this CPU at or below FUSEBOX_MAX_ISA (chosen once).

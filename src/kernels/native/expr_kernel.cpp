@@ -171,12 +171,9 @@ public:
         facts_.streaming = stream_;
         const element_ops &ops = element_ops_for_cpu();
         for (const auto &n : e.nodes) {
-            const int ta = dtype_index(n.in_dt[0]), tb = dtype_index(n.in_dt[1]);
-            node_plan p{n.kind == op::kind::Add ? ops.add[ta][tb] : (ta == tb ? ops.equal[ta] : nullptr),
-                        n.kind == op::kind::Add ? ops.add_rows[ta][tb] : (ta == tb ? ops.equal_rows[ta] : nullptr),
-                        {n.arg[0], n.arg[1]},
-                        slot(8)};
-            if (!p.fn)
+            const int f = static_cast<int>(n.fn), ta = dtype_index(n.in_dt[0]), tb = dtype_index(n.in_dt[1]);
+            node_plan p{ops.binary[f][ta][tb], ops.binary_rows[f][ta][tb], {n.arg[0], n.arg[1]}, slot(8)};
+            if (n.n_args != 2 || !p.fn)
                 fail(status::unimplemented, "native kernel: no ", op_kind_name(n.kind), " for ",
                      data_type_name(n.in_dt[0]), ",", data_type_name(n.in_dt[1]));
             nodes_.push_back(p);
@@ -194,27 +191,30 @@ public:
         rows_path_ = in_place && nodes_.size() == 1 && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow;
     }
 
-    // A chain of Adds over one floating-point type, each node adding an
-    // operand to the result before it, runs as one call that keeps the
-    // partial sums in registers (no round trip through scratch per node).
+    // A chain of one function over one type, each node applying it to the
+    // result before it and one operand, runs as one call that keeps the
+    // partial results in registers (no round trip through scratch per node),
+    // where the loops have a chain for the function and type.
     void plan_chain(const fused_expr &e) {
         if (e.nodes.size() < 2) return;
         const data_type t = e.nodes[0].out_dt;
-        chain_ = element_ops_for_cpu().add_chain[dtype_index(t)];
-        if (!chain_) return; // no chain loop for this type
+        const ew_fn fn = e.nodes[0].fn;
+        chain_ = element_ops_for_cpu().chain[static_cast<int>(fn)][dtype_index(t)];
+        if (!chain_) return; // no chain loop for this function and type
         for (size_t n = 0; n < e.nodes.size(); ++n) {
             const expr_node &x = e.nodes[n];
-            const bool same_type = x.kind == op::kind::Add && x.in_dt[0] == t && x.in_dt[1] == t && x.out_dt == t;
-            // Node 0 adds two operands; every later node adds one operand to
-            // the result of the node before it (the arg ~(n - 1)).
+            const bool same_type = x.fn == fn && x.n_args == 2 && x.in_dt[0] == t && x.in_dt[1] == t && x.out_dt == t;
+            // Node 0 applies it to two operands; every later node to the
+            // result of the node before it (the arg ~(n - 1)) and one operand.
             const int prev = n > 0 ? ~static_cast<int>(n - 1) : 0;
             const bool link = n == 0 ? x.arg[0] >= 0 && x.arg[1] >= 0
                                      : (x.arg[0] == prev) != (x.arg[1] == prev) && x.arg[x.arg[0] == prev] >= 0;
-            if (!same_type || !link) {
+            const bool in_order = n == 0 || x.arg[0] == prev || find_elementwise(x.kind)->commutative;
+            if (!same_type || !link || !in_order) {
                 chain_ = nullptr, chain_args_.clear();
                 return;
             }
-            // Add commutes, so the chain takes either order of a node's args:
+            // A commutative function takes either order of a node's args:
             // values are the same; only which payload a NaN + NaN keeps may
             // differ, which IEEE 754 leaves open (and compilers swap too).
             if (n == 0)
@@ -224,18 +224,18 @@ public:
         }
     }
 
-    // Strips of one Add of two operands along their rows run the Add and the
-    // transpose in registers: no tile, straight to the output.
+    // Strips of one op of two operands along their rows run the op and the
+    // transpose in registers where the loops have that: no tile, straight to
+    // the output.
     void plan_strip_add(const fused_expr &e, size_t rank) {
         // Strips shorter than their height (fewer rows in all) would run
         // the kernel's scalar tail everywhere.
-        if (!strips_ || shape_[rank - 2] < tile_rows_ || e.nodes.size() != 1 || e.nodes[0].kind != op::kind::Add)
-            return;
+        if (!strips_ || shape_[rank - 2] < tile_rows_ || e.nodes.size() != 1 || e.nodes[0].n_args != 2) return;
         const expr_node &n = e.nodes[0];
         if (n.in_dt[0] != n.in_dt[1] || n.out_dt != n.in_dt[0] || n.arg[0] < 0 || n.arg[1] < 0) return;
         for (int k : n.arg)
             if (operands_[static_cast<size_t>(k)].strides[rank - 1] != 1) return; // broadcast or gathered
-        strip_add_ = element_ops_for_cpu().add_out_transposed[dtype_index(n.out_dt)];
+        strip_add_ = element_ops_for_cpu().out_transposed[static_cast<int>(n.fn)][dtype_index(n.out_dt)];
     }
 
     // Transposing partitions. An operand read across the inner dim has its
@@ -683,8 +683,8 @@ private:
     std::vector<operand_plan> operands_;
     std::vector<int64_t> inner_strides_; // each operand's stride along the inner dim
     std::vector<node_plan> nodes_;
-    chain_fn chain_ = nullptr;              // the nodes are a chain of Adds over one type (plan_chain)
-    add_transposed_fn strip_add_ = nullptr; // strips of one Add in registers (plan_strip_add)
+    chain_fn chain_ = nullptr;              // the nodes are a chain of one function over one type (plan_chain)
+    add_transposed_fn strip_add_ = nullptr; // strips of one op in registers (plan_strip_add)
     std::vector<int> chain_args_;           // its operands, in the order they are added
     size_t out_size_ = 0, scratch_bytes_ = 0;
     int64_t block_ = kMaxBlock;     // elements per block

@@ -30,22 +30,29 @@ dnnl::stream &thread_stream() {
     return s;
 }
 
-// Where oneDNN's binary primitive is exact (or allowed by the graph's
-// fpmath mode). bf16 and f16 Add are not exact: the JIT conversion to bf16
-// (vcvtneps2bf16) flushes subnormal results to zero, and so does f16's.
-// Comparisons read bf16 exactly.
-bool fits_onednn(const expr_node &n, const onednn_options &opt, memory::data_type &src, memory::data_type &dst) {
-    if (n.in_dt[0] != n.in_dt[1]) return false;
-    if (n.kind == op::kind::Add && n.in_dt[0] == data_type::f32) return src = dst = memory::data_type::f32, true;
-    if (n.kind == op::kind::Add && n.in_dt[0] == data_type::bf16 && opt.bf16_add_may_flush)
-        return src = dst = memory::data_type::bf16, true;
-    if (n.kind == op::kind::Add && n.in_dt[0] == data_type::f16 && opt.f16_add_may_flush)
-        return src = dst = memory::data_type::f16, true;
-    if (n.kind == op::kind::Equal && (n.in_dt[0] == data_type::f32 || n.in_dt[0] == data_type::bf16)) {
-        src = n.in_dt[0] == data_type::f32 ? memory::data_type::f32 : memory::data_type::bf16;
-        return dst = memory::data_type::u8, true;
+// oneDNN's type for a fusebox one (undef where oneDNN has none fusebox uses).
+memory::data_type onednn_type(data_type t) {
+    switch (t) {
+    case data_type::f32: return memory::data_type::f32;
+    case data_type::bf16: return memory::data_type::bf16;
+    case data_type::f16: return memory::data_type::f16;
+    case data_type::boolean: return memory::data_type::u8;
+    default: return memory::data_type::undef;
     }
-    return false;
+}
+
+// Where oneDNN's binary primitive is exact (or allowed by the graph's fpmath
+// mode), from the catalogue row: bf16 and f16 Add are not exact (the JIT
+// conversion flushes subnormal results to zero); comparisons read bf16 exactly.
+bool fits_onednn(const expr_node &n, const onednn_options &opt, memory::data_type &src, memory::data_type &dst) {
+    const elementwise_def &def = *find_elementwise(n.kind);
+    if (!def.onednn_alg || n.n_args != 2 || n.in_dt[0] != n.in_dt[1]) return false;
+    const type_set t = type_bit(n.in_dt[0]);
+    const bool may_flush = (n.in_dt[0] == data_type::bf16 && opt.bf16_add_may_flush) ||
+                           (n.in_dt[0] == data_type::f16 && opt.f16_add_may_flush);
+    if (!(def.onednn_exact & t) && !(may_flush && (def.onednn_flushing & t))) return false;
+    src = onednn_type(n.in_dt[0]), dst = onednn_type(n.out_dt);
+    return src != memory::data_type::undef && dst != memory::data_type::undef;
 }
 
 bool is_full(const dims &shape, const dims &strides) {
@@ -157,7 +164,8 @@ public:
 
 // The operands of a linear chain in primitive order (src_0, src_1, then one
 // per post-op), or empty when `e` is not a chain: node 0 reads two operands,
-// every later node reads the previous node and one operand.
+// every later node reads the previous node (first, unless it commutes) and
+// one operand.
 std::vector<int> chain_operands(const fused_expr &e) {
     std::vector<int> order{e.nodes[0].arg[0], e.nodes[0].arg[1]};
     if (order[0] < 0 || order[1] < 0) return {};
@@ -166,7 +174,7 @@ std::vector<int> chain_operands(const fused_expr &e) {
         const int prev = ~static_cast<int>(n - 1);
         if (a[0] == prev && a[1] >= 0)
             order.push_back(a[1]);
-        else if (a[1] == prev && a[0] >= 0)
+        else if (a[1] == prev && a[0] >= 0 && find_elementwise(e.nodes[n].kind)->commutative)
             order.push_back(a[0]);
         else
             return {};
@@ -219,16 +227,19 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &flat, const onednn_
             return why = std::string("oneDNN is not exact for ") + op_kind_name(node.kind) + " of " +
                          data_type_name(node.in_dt[0]) + "," + data_type_name(node.in_dt[1]),
                    nullptr;
-        if (e.nodes.size() > 1 && node.kind != op::kind::Add)
-            return why = "only chains of Add become oneDNN post-ops", nullptr;
+        if (e.nodes.size() > 1 && node.out_dt != node.in_dt[0])
+            return why = std::string("oneDNN's post-ops keep intermediates in the source type, not ") +
+                             data_type_name(node.out_dt),
+                   nullptr;
         if (e.nodes.size() > 1 && src_dt != memory::data_type::f32)
             return why = "oneDNN's post-ops keep intermediates in f32, not in the declared type", nullptr;
     }
     if (e.shape.size() > DNNL_MAX_NDIMS) return why = "too many dims", nullptr;
     std::vector<int> order = chain_operands(e);
     if (order.empty()) return why = "the partition is a tree, not a chain", nullptr;
-    // Node 0 commutes: the operand covering the whole output becomes src_0.
-    if (!is_full(e.shape, e.operands[order[0]].strides)) std::swap(order[0], order[1]);
+    // Where node 0 commutes, the operand covering the whole output becomes src_0.
+    if (!is_full(e.shape, e.operands[order[0]].strides) && find_elementwise(e.nodes[0].kind)->commutative)
+        std::swap(order[0], order[1]);
     if (!is_full(e.shape, e.operands[order[0]].strides))
         return why = "both inputs of the first op broadcast (oneDNN broadcasts src_1 only)", nullptr;
 
@@ -249,7 +260,7 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &flat, const onednn_
     k->facts_mut().threads = max_threads();
     k->facts_mut().chunks = static_cast<int>(n_chunks);
     k->facts_mut().streaming = false; // oneDNN's binary JIT stores through the cache
-    const auto alg = e.nodes[0].kind == op::kind::Add ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_eq;
+    const auto alg = static_cast<dnnl::algorithm>(find_elementwise(e.nodes[0].kind)->onednn_alg);
     // Every oneDNN call that can throw is inside: a dnnl::error never leaves compile.
     try {
         for (int64_t chunk_rows : {k->rows_per_chunk_, tail}) {
@@ -258,7 +269,9 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &flat, const onednn_
             for (int o : order) c.md.push_back(operand_md(e.shape, e.operands[o].strides, chunk_rows, src_dt));
             c.md.push_back(operand_md(e.shape, e.out_strides, chunk_rows, dst_dt));
             dnnl::post_ops post;
-            for (size_t i = 2; i < order.size(); ++i) post.append_binary(dnnl::algorithm::binary_add, c.md[i]);
+            for (size_t i = 2; i < order.size(); ++i)
+                post.append_binary(static_cast<dnnl::algorithm>(find_elementwise(e.nodes[i - 1].kind)->onednn_alg),
+                                   c.md[i]);
             c.arg = {DNNL_ARG_SRC_0, DNNL_ARG_SRC_1};
             for (size_t i = 2; i < order.size(); ++i)
                 c.arg.push_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i) - 2) | DNNL_ARG_SRC_1);

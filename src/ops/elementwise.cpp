@@ -1,0 +1,227 @@
+#include "ops/elementwise.hpp"
+
+#include <algorithm>
+#include <oneapi/dnnl/dnnl_types.h>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "interface/dtype.hpp"
+#include "interface/op_registry.hpp"
+
+namespace fusebox::detail {
+namespace {
+
+using dt = data_type;
+
+constexpr type_set set_of(std::initializer_list<dt> types) {
+    type_set s = 0;
+    for (dt t : types) {
+        // dtype_index() order (dtype.cpp): undef, f16, bf16, f32, f64, s8, u8, s16, u16, s32, u32, s64, u64, boolean, string
+        const dt order[] = {dt::undef, dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8,      dt::u8,    dt::s16,
+                            dt::u16,   dt::s32, dt::u32,  dt::s64, dt::u64, dt::boolean, dt::string};
+        for (int i = 0; i < 15; ++i)
+            if (order[i] == t) s |= type_set{1} << i;
+    }
+    return s;
+}
+
+constexpr type_set kFloats = set_of({dt::f16, dt::bf16, dt::f32, dt::f64});
+constexpr type_set kIntegers = set_of({dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64, dt::u64});
+constexpr type_set kNumeric = kFloats | kIntegers;
+
+// The union over every ONNX version up to opset 21 and oneDNN Graph's rows
+// (OPS.md, ELEMENTWISE.md).
+const std::vector<elementwise_def> &table() {
+    static const std::vector<elementwise_def> ops = {
+    // Add-1 .. Add-14 and oneDNN Graph's Add (mixed f32/bf16/f16 rows included).
+    {op::kind::Add, ew_fn::add, 2, 2, type_rule::same, kNumeric, true, true, true, true, dnnl_binary_add,
+     set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
+    // Equal-1 .. Equal-19.
+    {op::kind::Equal, ew_fn::equal, 2, 2, type_rule::same_to_bool, kNumeric | set_of({dt::boolean, dt::string}),
+     false, true, false, true, dnnl_binary_eq, set_of({dt::f32, dt::bf16}), 0},
+    };
+    return ops;
+}
+
+template <typename T> const T &attr_as(const op &o, op::attr a, const char *type_name) {
+    const auto &v = o.get_attrs().at(a);
+    if (!std::holds_alternative<T>(v))
+        fail(status::invalid_arguments, op_ref(o), ": attribute ", attr_name(a), " must be ", type_name);
+    return std::get<T>(v);
+}
+
+bool numel_is_one(const dims &d) {
+    return std::all_of(d.begin(), d.end(), [](int64_t v) { return v == 1; });
+}
+
+std::string types_text(const std::vector<data_type> &in) {
+    std::string s;
+    for (size_t i = 0; i < in.size(); ++i) s += (i ? ", " : "") + std::string(data_type_name(in[i]));
+    return s;
+}
+
+std::string shapes_text(const std::vector<dims> &in) {
+    std::string s;
+    for (size_t i = 0; i < in.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == in.size() ? " and " : ", ") + shape_str(in[i]);
+    return s;
+}
+
+} // namespace
+
+const std::vector<elementwise_def> &elementwise_ops() { return table(); }
+
+const elementwise_def *find_elementwise(op::kind k) {
+    for (const auto &d : table())
+        if (d.kind == k) return &d;
+    return nullptr;
+}
+
+type_set type_bit(data_type t) { return type_set{1} << dtype_index(t); }
+
+broadcast_rule read_broadcast_rule(const op &o) {
+    broadcast_rule r;
+    const auto &attrs = o.get_attrs();
+    if (auto it = attrs.find(op::attr::broadcast); it != attrs.end()) {
+        r.k = std::get<int64_t>(it->second) ? broadcast_rule::kind::legacy_unidirectional
+                                            : broadcast_rule::kind::legacy_equal;
+        if (auto ax = attrs.find(op::attr::axis); ax != attrs.end()) r.axis = std::get<int64_t>(ax->second);
+    } else if (auto ab = attrs.find(op::attr::auto_broadcast); ab != attrs.end()) {
+        r.k = std::get<std::string>(ab->second) == "none" ? broadcast_rule::kind::none : broadcast_rule::kind::numpy;
+    }
+    return r;
+}
+
+void check_elementwise_attributes(const op &o, const elementwise_def &def) {
+    const auto &attrs = o.get_attrs();
+    for (const auto &[a, value] : attrs) {
+        switch (a) {
+        case op::attr::auto_broadcast: {
+            const auto &s = attr_as<std::string>(o, a, "a string");
+            if (s != "numpy" && s != "none")
+                fail(status::invalid_arguments, op_ref(o), ": auto_broadcast must be \"numpy\" or \"none\", got \"", s,
+                     "\"");
+            continue;
+        }
+        case op::attr::broadcast:
+            if (!def.legacy_broadcast) break;
+            if (int64_t b = attr_as<int64_t>(o, a, "an integer"); b != 0 && b != 1)
+                fail(status::invalid_arguments, op_ref(o), ": broadcast must be 0 or 1, got ", b);
+            continue;
+        case op::attr::axis:
+            if (!def.legacy_broadcast) break;
+            attr_as<int64_t>(o, a, "an integer");
+            continue;
+        case op::attr::consumed_inputs:
+            if (!def.consumed_inputs)
+                fail(status::invalid_arguments, op_ref(o), ": consumed_inputs is an attribute of Add-1 only");
+            attr_as<std::vector<int64_t>>(o, a, "a list of integers");
+            continue;
+        default: break;
+        }
+        fail(status::invalid_arguments, op_ref(o), ": unknown attribute ",
+             find_attr(a) ? attr_name(a) : std::to_string(static_cast<int>(a)).c_str(), " for ",
+             op_kind_name(o.get_kind()));
+    }
+    if (attrs.count(op::attr::auto_broadcast) && attrs.count(op::attr::broadcast))
+        fail(status::invalid_arguments, op_ref(o),
+             ": auto_broadcast and the legacy broadcast attribute cannot both be set");
+    if (attrs.count(op::attr::axis) && read_broadcast_rule(o).k != broadcast_rule::kind::legacy_unidirectional)
+        fail(status::invalid_arguments, op_ref(o), ": axis requires broadcast=1");
+}
+
+data_type infer_output_type(const op &o, const std::vector<data_type> &in) {
+    const elementwise_def *def = find_elementwise(o.get_kind());
+    if (!def) fail(status::unimplemented, op_ref(o), ": fusebox does not run ", op_kind_name(o.get_kind()));
+    if (std::find(in.begin(), in.end(), dt::undef) != in.end()) return dt::undef; // inferred later
+    auto unsupported = [&]() -> data_type {
+        fail(status::invalid_data_type, op_ref(o), ": input types (", types_text(in), ") are not supported");
+    };
+    const bool same = std::all_of(in.begin(), in.end(), [&](data_type t) { return t == in[0]; });
+    if (!same) {
+        // oneDNN Graph's mixed-precision rows: f32 with bf16 or f16, either order, give f32.
+        auto low = [](dt t) { return t == dt::bf16 || t == dt::f16; };
+        if (def->mixed_f32 && in.size() == 2 && ((in[0] == dt::f32 && low(in[1])) || (in[1] == dt::f32 && low(in[0]))))
+            return dt::f32;
+        return unsupported();
+    }
+    if (!(def->types & type_bit(in[0]))) return unsupported();
+    return def->rule == type_rule::same_to_bool ? dt::boolean : in[0];
+}
+
+dims infer_output_shape(const op &o, const std::vector<dims> &in) {
+    const broadcast_rule r = read_broadcast_rule(o);
+    auto incompatible = [&](const auto &...why) {
+        fail(status::invalid_shape, op_ref(o), ": input shapes ", shapes_text(in), " ", why...);
+    };
+    auto same_dim = [](int64_t x, int64_t y) { return x == y || x < 0 || y < 0; };
+    const dims &a = in[0];
+    switch (r.k) {
+    case broadcast_rule::kind::none:
+    case broadcast_rule::kind::legacy_equal: {
+        const char *rule = r.k == broadcast_rule::kind::none ? "auto_broadcast is \"none\"" : "broadcast is 0";
+        dims out = a;
+        for (size_t k = 1; k < in.size(); ++k) {
+            const dims &b = in[k];
+            if (a.size() != b.size()) incompatible("differ in rank (", a.size(), " and ", b.size(), ") and ", rule);
+            for (size_t i = 0; i < a.size(); ++i) {
+                if (!same_dim(out[i], b[i]))
+                    incompatible("differ at dim ", i, " (", out[i], " and ", b[i], ") and ", rule);
+                if (out[i] < 0) out[i] = b[i];
+            }
+        }
+        return out;
+    }
+    case broadcast_rule::kind::legacy_unidirectional: {
+        const dims &b = in[1];
+        if (numel_is_one(b)) return a;
+        int64_t rank_a = static_cast<int64_t>(a.size()), rank_b = static_cast<int64_t>(b.size());
+        int64_t axis = r.axis.value_or(rank_a - rank_b);
+        if (axis < 0 && r.axis) axis += rank_a;
+        if (rank_b > rank_a)
+            incompatible("do not satisfy the legacy broadcast rule: B has rank ", rank_b, ", more than A's ", rank_a);
+        if (axis < 0 || axis > rank_a - rank_b) // (axis + rank_b could overflow)
+            incompatible("do not satisfy the legacy broadcast rule: axis ", *r.axis, " leaves no room for B's ", rank_b,
+                         " dims in A's ", rank_a);
+        for (int64_t i = 0; i < rank_b; ++i)
+            if (!same_dim(a[axis + i], b[i]))
+                incompatible("do not satisfy the legacy broadcast rule: B's dim ", i, " (", b[i],
+                             ") must equal A's dim ", axis + i, " (", a[axis + i], ")");
+        return a;
+    }
+    case broadcast_rule::kind::numpy: {
+        size_t rank = 0;
+        for (const dims &d : in) rank = std::max(rank, d.size());
+        dims out(rank, 1);
+        std::vector<size_t> from(rank, 0); // the input that set each output dim
+        for (size_t k = 0; k < in.size(); ++k)
+            for (size_t i = rank - in[k].size(); i < rank; ++i) {
+                const int64_t x = out[i], y = in[k][i - (rank - in[k].size())];
+                if (y == 1 || y == x) continue;
+                if (x == 1 || (x < 0 && y >= 0)) {
+                    out[i] = y, from[i] = k; // an unknown extent meeting n must be n (or 1)
+                } else if (y >= 0 && x >= 0) {
+                    incompatible("are not broadcast-compatible: at output dim ", i, " input ", from[i], " has ", x,
+                                 " and input ", k, " has ", y, " (each must be equal or 1)");
+                }
+            }
+        return out;
+    }
+    }
+    return a;
+}
+
+std::vector<int> input_dim_map(const op &o, size_t input, const dims &shape, size_t out_rank) {
+    const broadcast_rule r = read_broadcast_rule(o);
+    const int rank = static_cast<int>(shape.size());
+    std::vector<int> map(rank, -1);
+    int first = static_cast<int>(out_rank) - rank; // right-aligned (numpy, equal shapes)
+    if (input == 1 && r.k == broadcast_rule::kind::legacy_unidirectional) {
+        if (numel_is_one(shape)) return map; // every dim has extent 1
+        first = r.axis ? static_cast<int>(*r.axis < 0 ? *r.axis + static_cast<int64_t>(out_rank) : *r.axis) : first;
+    }
+    for (int i = 0; i < rank; ++i) map[i] = first + i;
+    return map;
+}
+
+} // namespace fusebox::detail

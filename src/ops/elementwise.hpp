@@ -1,0 +1,84 @@
+// The elementwise op catalogue: every op kind fusebox runs is one row of one
+// table (elementwise.cpp) — arity, type rule, broadcast rule, attributes,
+// oneDNN algorithm, properties — and one kernel function (`ew_fn`) whose
+// vector and scalar bodies live in the native element loops. Validation,
+// type and shape inference (one function each, used by finalize and by
+// compile alike), the oneDNN lowering and the generated docs read this table;
+// nothing else names an op.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "fusebox/fusebox.hpp"
+
+namespace fusebox::detail {
+
+using dims = logical_tensor::dims;
+
+/// What the element loops compute for a node. Several op kinds may share one
+/// (ONNX and oneDNN spellings of the same operation).
+enum class ew_fn : uint8_t { add, equal };
+constexpr int kNumEwFns = 2;
+
+/// A set of data types, one bit per dtype_index().
+using type_set = uint32_t;
+
+/// How an op's output type follows from its input types.
+enum class type_rule : uint8_t {
+    same,         // every input one type of `types`; the output that type
+    same_to_bool, // every input one type of `types`; the output boolean
+};
+
+struct elementwise_def {
+    op::kind kind;
+    ew_fn fn;
+    int inputs_min, inputs_max;
+    type_rule rule;
+    type_set types;        // input types the rule accepts
+    bool mixed_f32;        // oneDNN Graph's rows f32 with bf16 or f16 (either order) -> f32
+    bool legacy_broadcast; // ONNX opset-1/6 `broadcast` / `axis`
+    bool consumed_inputs;  // ONNX Add-1's `consumed_inputs` (accepted, ignored)
+    bool commutative;      // the loops may swap the operands
+    // oneDNN's binary algorithm (a dnnl_alg_kind_t value; 0: none), the input
+    // types it computes exactly, and those it computes flushing subnormal
+    // results (allowed by a relaxed fpmath mode only).
+    int onednn_alg;
+    type_set onednn_exact, onednn_flushing;
+};
+
+/// Every row, in op-kind order.
+const std::vector<elementwise_def> &elementwise_ops();
+/// The row of `k`, or nullptr when fusebox does not run `k`.
+const elementwise_def *find_elementwise(op::kind k);
+
+/// The bit of `t` in a type_set.
+type_set type_bit(data_type t);
+
+/// How an op broadcasts, read from its attributes.
+struct broadcast_rule {
+    enum class kind { numpy, none, legacy_equal, legacy_unidirectional } k = kind::numpy;
+    std::optional<int64_t> axis; // legacy_unidirectional only
+};
+broadcast_rule read_broadcast_rule(const op &o);
+
+/// Checks the attribute values of an op fusebox runs against its row. Throws
+/// invalid_arguments naming the op and the attribute.
+void check_elementwise_attributes(const op &o, const elementwise_def &def);
+
+/// The output type for input types `in` (undef entries: not known yet, and
+/// then the result is undef). Throws invalid_data_type naming the op and the
+/// types when the row does not accept them.
+data_type infer_output_type(const op &o, const std::vector<data_type> &in);
+
+/// The output shape for input shapes `in` (-1: unknown dim). Throws
+/// invalid_shape naming the op when the shapes do not broadcast.
+dims infer_output_shape(const op &o, const std::vector<dims> &in);
+
+/// For each dim of input `input` (of shape `shape`) of an op whose output
+/// has rank `out_rank`: the output dim it lines up with, or -1 where it has
+/// extent 1 and lines up with none (legacy one-element B).
+std::vector<int> input_dim_map(const op &o, size_t input, const dims &shape, size_t out_rank);
+
+} // namespace fusebox::detail
