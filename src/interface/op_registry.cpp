@@ -63,14 +63,14 @@ const std::vector<op_kind_info> &op_kinds() {
         {k::LogSoftmax, "LogSoftmax", 1, 1, 1, 1},
         {k::LogSoftmaxBackward, "LogSoftmaxBackward", 2, 2, 1, 1},
         {k::MatMul, "MatMul", 2, 3, 1, 1},
-        {k::Maximum, "Maximum", 2, 2, 1, 1},
+        {k::Maximum, "Maximum", 1, inf, 1, 1}, // 2 in oneDNN; ONNX Max is variadic
         {k::MaxPool, "MaxPool", 1, 1, 1, 1},
         {k::MaxPoolBackward, "MaxPoolBackward", 2, 2, 1, 1},
-        {k::Minimum, "Minimum", 2, 2, 1, 1},
+        {k::Minimum, "Minimum", 1, inf, 1, 1}, // 2 in oneDNN; ONNX Min is variadic
         {k::Mish, "Mish", 1, 1, 1, 1},
         {k::MishBackward, "MishBackward", 2, 2, 1, 1},
         {k::Multiply, "Multiply", 2, 2, 1, 1},
-        {k::Pow, "Pow", 1, 1, 1, 1},
+        {k::Pow, "Pow", 1, 2, 1, 1}, // oneDNN: x and `beta`; ONNX: x and an exponent tensor
         {k::PReLU, "PReLU", 2, 2, 1, 1},
         {k::PReLUBackward, "PReLUBackward", 3, 3, 2, 2},
         {k::Quantize, "Quantize", 1, 1, 1, 1},
@@ -106,6 +106,34 @@ const std::vector<op_kind_info> &op_kinds() {
         {k::TypeCast, "TypeCast", 1, 1, 1, 1},
         {k::Wildcard, "Wildcard", 0, inf, 0, inf},
         {k::Dropout, "Dropout", 4, 4, 1, 2},
+        // fusebox's own kinds (ONNX ops), after Equal
+        {k::Mod, "Mod", 2, 2, 1, 1},
+        {k::Sum, "Sum", 1, inf, 1, 1},
+        {k::Mean, "Mean", 1, inf, 1, 1},
+        {k::Greater, "Greater", 2, 2, 1, 1},
+        {k::Less, "Less", 2, 2, 1, 1},
+        {k::LessEqual, "LessEqual", 2, 2, 1, 1},
+        {k::LogicalAnd, "LogicalAnd", 2, 2, 1, 1},
+        {k::LogicalOr, "LogicalOr", 2, 2, 1, 1},
+        {k::LogicalXor, "LogicalXor", 2, 2, 1, 1},
+        {k::LogicalNot, "LogicalNot", 1, 1, 1, 1},
+        {k::BitwiseAnd, "BitwiseAnd", 2, 2, 1, 1},
+        {k::BitwiseOr, "BitwiseOr", 2, 2, 1, 1},
+        {k::BitwiseXor, "BitwiseXor", 2, 2, 1, 1},
+        {k::BitwiseNot, "BitwiseNot", 1, 1, 1, 1},
+        {k::BitShift, "BitShift", 2, 2, 1, 1},
+        {k::Where, "Where", 3, 3, 1, 1},
+        {k::Neg, "Neg", 1, 1, 1, 1},
+        {k::Sign, "Sign", 1, 1, 1, 1},
+        {k::Floor, "Floor", 1, 1, 1, 1},
+        {k::Ceil, "Ceil", 1, 1, 1, 1},
+        {k::Erf, "Erf", 1, 1, 1, 1},
+        {k::IsNaN, "IsNaN", 1, 1, 1, 1},
+        {k::IsInf, "IsInf", 1, 1, 1, 1},
+        {k::Softsign, "Softsign", 1, 1, 1, 1},
+        {k::Selu, "Selu", 1, 1, 1, 1},
+        {k::Clip, "Clip", 1, 3, 1, 1},
+        {k::Cast, "Cast", 1, 1, 1, 1},
     };
     return table;
 }
@@ -159,6 +187,11 @@ const std::vector<attr_info> &attrs() {
         {a::accumulation_mode, "accumulation_mode", t::string},
         {a::broadcast, "broadcast", t::s64},
         {a::consumed_inputs, "consumed_inputs", t::s64s},
+        {a::fmod, "fmod", t::s64},
+        {a::direction, "direction", t::string},
+        {a::detect_positive, "detect_positive", t::s64},
+        {a::detect_negative, "detect_negative", t::s64},
+        {a::gamma, "gamma", t::f32},
     };
     return table;
 }

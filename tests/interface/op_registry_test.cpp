@@ -22,9 +22,13 @@ TEST(op_registry, names_round_trip_and_are_unique) {
         EXPECT_STREQ(op_kind_name(row.kind), row.name);
         EXPECT_EQ(is_kind_supported(row.kind), row.kind == op::kind::Add || row.kind == op::kind::Equal) << row.name;
     }
-    // oneDNN Graph's kinds 0 .. RMSNorm, Dropout, and Equal.
-    EXPECT_EQ(detail::op_kinds().size(), static_cast<size_t>(op::kind::LastSymbol) + 1);
+    // oneDNN Graph's kinds 0 .. RMSNorm, Dropout, then fusebox's own from Equal
+    // (0x100) on, without gaps: ELEMENTWISE.md's ONNX-only ops, Equal to Cast.
+    const int last_own = static_cast<int>(op::kind::Cast);
+    EXPECT_EQ(last_own - 0x100 + 1, 28);
+    EXPECT_EQ(detail::op_kinds().size(), static_cast<size_t>(op::kind::LastSymbol) + (last_own - 0x100 + 1));
     for (int v = 0; v < static_cast<int>(op::kind::LastSymbol); ++v) EXPECT_TRUE(values.count(v)) << v;
+    for (int v = 0x100; v <= last_own; ++v) EXPECT_TRUE(values.count(v)) << v;
     EXPECT_STREQ(op_kind_name(op::kind::LastSymbol), "unknown");
     for (const auto &row : detail::attrs()) {
         EXPECT_EQ(attr_from_name(row.name), row.attr);
