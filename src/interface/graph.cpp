@@ -107,7 +107,7 @@ void finalize_graph(graph_impl &g) {
     };
     for (bool strict : {true, false})
         for (size_t i = 0; i < ops.size(); ++i) {
-            if ((is_kind_supported(ops[i].get_kind()) || ops[i].get_kind() == op::kind::End) != strict) continue;
+            if ((detail::runs_op(ops[i]) || ops[i].get_kind() == op::kind::End) != strict) continue;
             for (const auto &lt : ops[i].get_inputs()) note(lt, ops[i], strict);
             for (const auto &lt : ops[i].get_outputs()) {
                 note(lt, ops[i], strict);
@@ -146,13 +146,12 @@ void finalize_graph(graph_impl &g) {
         op o = ops[i];
         for (auto &lt : access::inputs(o)) {
             lt = tensors.at(lt.get_id());
-            if (lt.get_data_type() == data_type::undef && !producer.count(lt.get_id()) &&
-                is_kind_supported(o.get_kind()))
+            if (lt.get_data_type() == data_type::undef && !producer.count(lt.get_id()) && detail::runs_op(o))
                 fail(status::invalid_data_type, op_ref(o), ": input tensor ", lt.get_id(),
                      " has no data type and no producer to infer it from");
         }
         for (auto &lt : access::outputs(o)) lt = tensors.at(lt.get_id());
-        if (is_kind_supported(o.get_kind())) {
+        if (detail::runs_op(o)) {
             detail::validate_types(o); // the types known now
             std::vector<data_type> types;
             std::vector<logical_tensor::dims> shapes;

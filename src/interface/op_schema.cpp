@@ -49,7 +49,7 @@ void validate_op(const op &o) {
         if (!o.get_attrs().empty()) fail(status::invalid_arguments, op_ref(o), ": takes no attributes");
         return;
     }
-    const elementwise_def *def = find_elementwise(o.get_kind());
+    const elementwise_def *def = runs_op(o) ? find_elementwise(o.get_kind()) : nullptr;
     if (!def) return check_attribute_types(o);
     check_elementwise_attributes(o, *def); // names and value types of its own attributes
     validate_types(o);

@@ -36,6 +36,28 @@ const std::vector<elementwise_def> &table() {
     // Add-1 .. Add-14 and oneDNN Graph's Add (mixed f32/bf16/f16 rows included).
     {op::kind::Add, ew_fn::add, 2, 2, type_rule::same, kNumeric, true, true, true, true, dnnl_binary_add,
      set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
+    // Sub/Mul/Div-1 .. -14 and oneDNN Graph's Subtract/Multiply/Divide.
+    {op::kind::Subtract, ew_fn::subtract, 2, 2, type_rule::same, kNumeric, true, true, false, false, dnnl_binary_sub,
+     set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
+    {op::kind::Multiply, ew_fn::multiply, 2, 2, type_rule::same, kNumeric, true, true, false, true, dnnl_binary_mul,
+     set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
+    {op::kind::Divide, ew_fn::divide, 2, 2, type_rule::same, kNumeric, true, true, false, false, dnnl_binary_div,
+     set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
+    // ONNX Max/Min-13 of two inputs and oneDNN Graph's Maximum/Minimum: IEEE
+    // 754-2019 maximum/minimum, which oneDNN's max/min (NaN dropped, -0 == +0) are not.
+    {op::kind::Maximum, ew_fn::maximum, 2, 2, type_rule::same, kNumeric, false, false, false, true, 0, 0, 0},
+    {op::kind::Minimum, ew_fn::minimum, 2, 2, type_rule::same, kNumeric, false, false, false, true, 0, 0, 0},
+    // Greater/Less-1 .. -13, GreaterOrEqual/LessOrEqual-12 .. -16, oneDNN Graph's GreaterEqual.
+    // oneDNN 2.6's gt and ge give true where an operand is NaN (measured:
+    // onednn_selection_test), so those two never lower to it.
+    {op::kind::Greater, ew_fn::greater, 2, 2, type_rule::same_to_bool, kNumeric, false, true, false, false,
+     dnnl_binary_gt, 0, 0},
+    {op::kind::GreaterEqual, ew_fn::greater_equal, 2, 2, type_rule::same_to_bool, kNumeric, false, false, false,
+     false, dnnl_binary_ge, 0, 0},
+    {op::kind::Less, ew_fn::less, 2, 2, type_rule::same_to_bool, kNumeric, false, true, false, false, dnnl_binary_lt,
+     set_of({dt::f32, dt::bf16}), 0},
+    {op::kind::LessEqual, ew_fn::less_equal, 2, 2, type_rule::same_to_bool, kNumeric, false, false, false, false,
+     dnnl_binary_le, set_of({dt::f32, dt::bf16}), 0},
     // Equal-1 .. Equal-19.
     {op::kind::Equal, ew_fn::equal, 2, 2, type_rule::same_to_bool, kNumeric | set_of({dt::boolean, dt::string}),
      false, true, false, true, dnnl_binary_eq, set_of({dt::f32, dt::bf16}), 0},
@@ -75,6 +97,12 @@ const elementwise_def *find_elementwise(op::kind k) {
     for (const auto &d : table())
         if (d.kind == k) return &d;
     return nullptr;
+}
+
+bool runs_op(const op &o) {
+    const elementwise_def *def = find_elementwise(o.get_kind());
+    const int n = static_cast<int>(o.get_inputs().size());
+    return def && n >= def->inputs_min && n <= def->inputs_max;
 }
 
 type_set type_bit(data_type t) { return type_set{1} << dtype_index(t); }

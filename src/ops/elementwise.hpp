@@ -19,8 +19,20 @@ using dims = logical_tensor::dims;
 
 /// What the element loops compute for a node. Several op kinds may share one
 /// (ONNX and oneDNN spellings of the same operation).
-enum class ew_fn : uint8_t { add, equal };
-constexpr int kNumEwFns = 2;
+enum class ew_fn : uint8_t {
+    add,
+    subtract,
+    multiply,
+    divide,
+    maximum,
+    minimum,
+    equal,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+};
+constexpr int kNumEwFns = 11;
 
 /// A set of data types, one bit per dtype_index().
 using type_set = uint32_t;
@@ -52,6 +64,10 @@ struct elementwise_def {
 const std::vector<elementwise_def> &elementwise_ops();
 /// The row of `k`, or nullptr when fusebox does not run `k`.
 const elementwise_def *find_elementwise(op::kind k);
+
+/// Whether fusebox runs `o`: its kind has a row and its input count fits the
+/// row (ONNX Max with three inputs, say, is left to the framework for now).
+bool runs_op(const op &o);
 
 /// The bit of `t` in a type_set.
 type_set type_bit(data_type t);

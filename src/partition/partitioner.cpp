@@ -19,13 +19,14 @@
 #include "interface/dump.hpp"
 #include "interface/handles.hpp"
 #include "interface/op_schema.hpp"
+#include "ops/elementwise.hpp"
 #include "interface/signature.hpp"
 
 namespace fusebox {
 namespace detail {
 namespace {
 
-bool fusible(op::kind k) { return is_kind_supported(k); }
+bool fusible(const op &o) { return runs_op(o); }
 
 // Ops, attributes, tensor ids/types, math mode and the port descriptors that
 // compile checks given tensors against.
@@ -70,10 +71,10 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
     };
     if (p == partition::policy::fusion) {
         for (size_t j = 0; j < ops.size(); ++j) {
-            if (!fusible(ops[j].get_kind())) continue;
+            if (!fusible(ops[j])) continue;
             for (const auto &lt : ops[j].get_inputs()) {
                 auto prod = producer.find(lt.get_id());
-                if (prod == producer.end() || !fusible(ops[prod->second].get_kind())) continue;
+                if (prod == producer.end() || !fusible(ops[prod->second])) continue;
                 const auto &users = consumers[lt.get_id()];
                 if (std::all_of(users.begin(), users.end(), [&](size_t u) { return u == j; }))
                     region[find(prod->second)] = find(j);
@@ -91,7 +92,7 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
         part.graph_id = g.id;
         part.engine_kind = g.engine_kind;
         part.math = g.math;
-        part.supported = fusible(ops[root].get_kind());
+        part.supported = fusible(ops[root]);
         std::map<size_t, bool> produced_inside;
         for (size_t i : idx) {
             part.ops.push_back(ops[i]);

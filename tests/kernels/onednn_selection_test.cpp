@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "onednn_probe.hpp"
+#include "ops/elementwise.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -74,6 +75,36 @@ TEST(onednn_selection, tiny_partitions_run_inline_on_the_native_kernel) {
     std::string impl;
     run_single(binary_op(op::kind::Add, a.lt, b.lt), a, b, &impl);
     EXPECT_EQ(impl.rfind("native:", 0), 0u) << impl;
+}
+
+// Every catalogue row that says oneDNN computes a type exactly is checked:
+// forced onto oneDNN (where oneDNN has a JIT for it here), the result equals
+// the reference bit for bit on edge values, dense and broadcast.
+TEST(onednn_selection, onednn_is_exact_wherever_the_catalogue_says_so) {
+    kernel_env forced("onednn");
+    int checked = 0;
+    for (const auto &def : fusebox::detail::elementwise_ops())
+        for (dt t : {dt::f32, dt::bf16, dt::f16}) {
+            if (!(def.onednn_exact & fusebox::detail::type_bit(t))) continue;
+            const dt out = def.rule == fusebox::detail::type_rule::same_to_bool ? dt::boolean : t;
+            for (const dims &b_shape : {dims{64, 1024}, dims{1024}, dims{64, 1}}) {
+                if (!onednn_binary_has_jit(static_cast<dnnl::algorithm>(def.onednn_alg), t, {64, 1024}, b_shape, out))
+                    continue; // no JIT on this CPU: the automatic choice is native (support table test)
+                std::mt19937_64 rng(11);
+                buffer a(logical_tensor(0, t, {64, 1024})), b(logical_tensor(1, t, b_shape));
+                fill(a, rng);
+                fill(b, rng);
+                std::string impl;
+                buffer got = run_single(binary_op(def.kind, a.lt, b.lt), a, b, &impl);
+                ASSERT_EQ(impl.rfind("onednn:", 0), 0u) << impl;
+                buffer want(got.lt);
+                ref_binary(def.kind, a, b, want);
+                EXPECT_TRUE(same_elements(want, got)) << op_kind_name(def.kind) << " " << data_type_name(t) << " "
+                                                      << impl << " b=" << b_shape.size() << "-D";
+                ++checked;
+            }
+        }
+    EXPECT_GT(checked, 0); // f32 binaries have JITs on every x86-64 CPU oneDNN runs on
 }
 
 } // namespace

@@ -150,36 +150,115 @@ inline int64_t int_value(dt t, const void *p, int64_t i) {
     }
 }
 
+/// Whether the reference computes `kind` (binary elementwise ops).
+inline bool ref_computes(op::kind kind) {
+    switch (kind) {
+    case op::kind::Add:
+    case op::kind::Subtract:
+    case op::kind::Multiply:
+    case op::kind::Divide:
+    case op::kind::Maximum:
+    case op::kind::Minimum:
+    case op::kind::Equal:
+    case op::kind::Greater:
+    case op::kind::GreaterEqual:
+    case op::kind::Less:
+    case op::kind::LessEqual: return true;
+    default: return false;
+    }
+}
+
+inline bool ref_is_comparison(op::kind kind) {
+    return kind == op::kind::Equal || kind == op::kind::Greater || kind == op::kind::GreaterEqual ||
+           kind == op::kind::Less || kind == op::kind::LessEqual;
+}
+
+/// A comparison of two numbers, from the spec: IEEE for floats (NaN compares
+/// false), exact for every integer width.
+template <typename T> bool ref_compare(op::kind kind, T x, T y) {
+    switch (kind) {
+    case op::kind::Greater: return x > y;
+    case op::kind::GreaterEqual: return x >= y;
+    case op::kind::Less: return x < y;
+    case op::kind::LessEqual: return x <= y;
+    default: return x == y;
+    }
+}
+
+/// Arithmetic on two values of a float type computed in F (f32 for f16,
+/// bf16 and f32; double for f64): one IEEE operation, rounded once.
+template <typename F> F ref_float_op(op::kind kind, F x, F y) {
+    switch (kind) {
+    case op::kind::Subtract: return x - y;
+    case op::kind::Multiply: return x * y;
+    case op::kind::Divide: return x / y;
+    case op::kind::Maximum: // IEEE 754-2019 maximum: NaN propagates, -0 < +0
+    case op::kind::Minimum: {
+        if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<F>::quiet_NaN();
+        const bool max = kind == op::kind::Maximum;
+        if (x == y) return (std::signbit(x) != max) ? x : y; // max: +0 wins; min: -0 wins
+        return (x > y) == max ? x : y;
+    }
+    default: return x + y;
+    }
+}
+
+/// Integer arithmetic on the values of an integer type of `bytes` bytes,
+/// from ELEMENTWISE.md: two's-complement wraparound (the low bytes of the
+/// exact result), division toward zero with x / 0 = 0 and INT_MIN / -1 =
+/// INT_MIN. Signed values come sign-extended, unsigned ones zero-extended.
+inline uint64_t ref_int_op(op::kind kind, bool is_signed, int64_t sx, int64_t sy, uint64_t ux, uint64_t uy) {
+    switch (kind) {
+    case op::kind::Subtract: return ux - uy;
+    case op::kind::Multiply: return ux * uy;
+    case op::kind::Divide:
+        if (uy == 0) return 0;
+        if (is_signed) {
+            if (sy == -1) return 0 - ux; // wraps for INT_MIN
+            return static_cast<uint64_t>(sx / sy);
+        }
+        return ux / uy;
+    case op::kind::Maximum: return is_signed ? static_cast<uint64_t>(std::max(sx, sy)) : std::max(ux, uy);
+    case op::kind::Minimum: return is_signed ? static_cast<uint64_t>(std::min(sx, sy)) : std::min(ux, uy);
+    default: return ux + uy;
+    }
+}
+
+inline bool is_signed_type(dt t) { return t == dt::s8 || t == dt::s16 || t == dt::s32 || t == dt::s64; }
+
 /// Writes the reference result of `kind` on elements (a[i], b[j]) into out[k].
 inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, const void *b, int64_t j, dt to,
                         void *out, int64_t k) {
     auto *o = static_cast<unsigned char *>(out);
-    if (kind == op::kind::Equal) {
-        bool eq;
+    if (ref_is_comparison(kind)) {
+        bool r;
         if (ta == dt::string) {
             auto x = static_cast<const string_view_t *>(a)[i], y = static_cast<const string_view_t *>(b)[j];
-            eq = x.size == y.size && std::string(x.data, x.size) == std::string(y.data, y.size);
+            r = x.size == y.size && std::string(x.data, x.size) == std::string(y.data, y.size);
         } else if (ta == dt::boolean) {
-            eq = (static_cast<const uint8_t *>(a)[i] != 0) == (static_cast<const uint8_t *>(b)[j] != 0);
+            r = (static_cast<const uint8_t *>(a)[i] != 0) == (static_cast<const uint8_t *>(b)[j] != 0);
         } else if (is_float_type(ta)) {
-            eq = as_double(ta, a, i) == as_double(tb, b, j);
+            r = ref_compare(kind, as_double(ta, a, i), as_double(tb, b, j));
+        } else if (is_signed_type(ta)) {
+            r = ref_compare(kind, int_value(ta, a, i), int_value(tb, b, j));
         } else {
-            eq = int_value(ta, a, i) == int_value(tb, b, j) && int_bits(ta, a, i) == int_bits(tb, b, j);
+            r = ref_compare(kind, int_bits(ta, a, i), int_bits(tb, b, j));
         }
-        o[k] = eq;
+        o[k] = r;
         return;
     }
-    if (!is_float_type(to)) { // wraparound: add in 64-bit unsigned and keep the low bytes
-        uint64_t s = int_bits(ta, a, i) + int_bits(tb, b, j);
+    if (!is_float_type(to)) { // the low bytes of the exact 64-bit result
+        const uint64_t s = ref_int_op(kind, is_signed_type(ta), int_value(ta, a, i), int_value(tb, b, j),
+                                      static_cast<uint64_t>(int_value(ta, a, i)), static_cast<uint64_t>(int_value(tb, b, j)));
         std::memcpy(o + k * data_type_size(to), &s, data_type_size(to));
         return;
     }
     if (to == dt::f64) {
-        double s = as_double(ta, a, i) + as_double(tb, b, j);
+        double s = ref_float_op(kind, as_double(ta, a, i), as_double(tb, b, j));
         std::memcpy(o + k * 8, &s, 8);
         return;
     }
-    const float s = static_cast<float>(as_double(ta, a, i)) + static_cast<float>(as_double(tb, b, j));
+    const float s = ref_float_op(kind, static_cast<float>(as_double(ta, a, i)), static_cast<float>(as_double(tb, b, j)));
     if (to == dt::f32)
         std::memcpy(o + k * 4, &s, 4);
     else {
@@ -320,11 +399,11 @@ inline int64_t legacy_first_dim(const op &o, size_t rank_a, size_t rank_b) {
 }
 
 inline data_type reference_type(const op &o, data_type a, data_type b) {
-    if (o.get_kind() == op::kind::Equal) return data_type::boolean;
+    if (ref_is_comparison(o.get_kind())) return data_type::boolean;
     return a == b ? a : data_type::f32;
 }
 
-/// Evaluates every Add/Equal of `ops` (in any order) from the buffers in
+/// Evaluates every binary elementwise op of `ops` (in any order) from the buffers in
 /// `values`, which holds the graph inputs and receives every result; other
 /// kinds are skipped, ops whose inputs never become available are left out.
 inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::shared_ptr<buffer>> &values) {
@@ -333,7 +412,7 @@ inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::sh
         for (size_t i = 0; i < ops.size(); ++i) {
             const op &o = ops[i];
             if (done[i]) continue;
-            if (o.get_kind() != op::kind::Add && o.get_kind() != op::kind::Equal) {
+            if (!ref_computes(o.get_kind()) || o.get_inputs().size() != 2) {
                 done[i] = true, ++finished; // End, and kinds the reference does not compute
                 continue;
             }

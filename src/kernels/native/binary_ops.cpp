@@ -10,6 +10,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -21,13 +22,31 @@
 namespace fusebox::detail {
 namespace {
 
-template <typename T> T wrapping_add(T x, T y) {
-    if constexpr (std::is_integral_v<T>) {
-        using U = std::make_unsigned_t<T>; // two's-complement wraparound, no UB
-        return static_cast<T>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y)));
-    } else {
-        return x + y;
-    }
+// Two's-complement wraparound in unsigned arithmetic (no UB); integer
+// promotion of narrow types is undone by the final cast.
+template <typename T> T wrap(uint64_t v) { return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v)); }
+
+// Integer division as ELEMENTWISE.md fixes it: toward zero, x / 0 = 0,
+// INT_MIN / -1 = INT_MIN (wraps); never traps.
+template <typename T> T int_divide(T x, T y) {
+    if (y == 0) return 0;
+    if constexpr (std::is_signed_v<T>)
+        if (y == -1) return wrap<T>(0 - static_cast<uint64_t>(static_cast<int64_t>(x)));
+    return static_cast<T>(x / y);
+}
+
+// IEEE 754-2019 maximum / minimum: NaN propagates, -0 < +0.
+template <typename T> T ieee_max(T x, T y) {
+    if (x != x) return x;
+    if (y != y) return y;
+    if (x == y) return std::signbit(x) ? y : x;
+    return x > y ? x : y;
+}
+template <typename T> T ieee_min(T x, T y) {
+    if (x != x) return x;
+    if (y != y) return y;
+    if (x == y) return std::signbit(x) ? x : y;
+    return x < y ? x : y;
 }
 
 void equal_string(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool) {
@@ -125,19 +144,131 @@ template <class D, class MaskAt> HWY_INLINE auto bytes_from_masks(D d, int64_t i
     return hn::And(hn::VecFromMask(du8, hn::LoadMaskBits(du8, bytes)), hn::Set(du8, 1));
 }
 
-template <typename T>
-void add(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
+// The bodies of the kernel functions: one small functor each, a vector body
+// (`vec` on vectors, or `mask` for comparisons) and a scalar body (`scalar`)
+// over elements of one type. `vector<T>` says whether the vector body exists
+// for T (Highway has no 8- or 64-bit integer multiply, no integer divide).
+// f16/bf16 run these on f32 (binary_f32) and round once.
+template <typename T> constexpr bool kIsInt = std::is_integral_v<T>;
+
+struct add_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a, V b) { return hn::Add(a, b); }
+    template <typename T> static T scalar(T x, T y) {
+        if constexpr (kIsInt<T>) return wrap<T>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+        else return x + y;
+    }
+};
+struct subtract_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a, V b) { return hn::Sub(a, b); }
+    template <typename T> static T scalar(T x, T y) {
+        if constexpr (kIsInt<T>) return wrap<T>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+        else return x - y;
+    }
+};
+struct multiply_fn {
+    template <typename T> static constexpr bool vector = !kIsInt<T> || sizeof(T) == 2 || sizeof(T) == 4;
+    template <class V> static V vec(V a, V b) { return hn::Mul(a, b); }
+    template <typename T> static T scalar(T x, T y) {
+        if constexpr (kIsInt<T>) return wrap<T>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+        else return x * y;
+    }
+};
+struct divide_fn {
+    template <typename T> static constexpr bool vector = !kIsInt<T>;
+    template <class V> static V vec(V a, V b) { return hn::Div(a, b); }
+    template <typename T> static T scalar(T x, T y) {
+        if constexpr (kIsInt<T>) return int_divide(x, y);
+        else return x / y;
+    }
+};
+// Floats: a NaN operand gives that NaN, and equal operands (+0 and -0
+// among them) combine their bits: AND clears the sign unless both are -0
+// (maximum), OR sets it if either is (minimum).
+struct maximum_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a, V b) {
+        if constexpr (std::is_floating_point_v<hn::TFromV<V>>) {
+            const auto r = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), hn::Max(a, b));
+            return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, r));
+        } else {
+            return hn::Max(a, b);
+        }
+    }
+    template <typename T> static T scalar(T x, T y) {
+        if constexpr (kIsInt<T>) return x > y ? x : y;
+        else return ieee_max(x, y);
+    }
+};
+struct minimum_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a, V b) {
+        if constexpr (std::is_floating_point_v<hn::TFromV<V>>) {
+            const auto r = hn::IfThenElse(hn::Eq(a, b), hn::Or(a, b), hn::Min(a, b));
+            return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, r));
+        } else {
+            return hn::Min(a, b);
+        }
+    }
+    template <typename T> static T scalar(T x, T y) {
+        if constexpr (kIsInt<T>) return x < y ? x : y;
+        else return ieee_min(x, y);
+    }
+};
+
+// Comparisons (IEEE: NaN compares false). Integers have no Ge/Le in Highway:
+// the negation of the strict order (no NaN there).
+template <class V> constexpr bool kFloatLanes = std::is_floating_point_v<hn::TFromV<V>>;
+struct equal_fn {
+    template <class V> static auto mask(V a, V b) { return hn::Eq(a, b); }
+    template <typename T> static bool scalar(T x, T y) { return x == y; }
+};
+struct greater_fn {
+    template <class V> static auto mask(V a, V b) { return hn::Gt(a, b); }
+    template <typename T> static bool scalar(T x, T y) { return x > y; }
+};
+struct greater_equal_fn {
+    template <class V> static auto mask(V a, V b) {
+        if constexpr (kFloatLanes<V>) return hn::Ge(a, b);
+        else return hn::Not(hn::Lt(a, b));
+    }
+    template <typename T> static bool scalar(T x, T y) { return x >= y; }
+};
+struct less_fn {
+    template <class V> static auto mask(V a, V b) { return hn::Lt(a, b); }
+    template <typename T> static bool scalar(T x, T y) { return x < y; }
+};
+struct less_equal_fn {
+    template <class V> static auto mask(V a, V b) {
+        if constexpr (kFloatLanes<V>) return hn::Le(a, b);
+        else return hn::Not(hn::Gt(a, b));
+    }
+    template <typename T> static bool scalar(T x, T y) { return x <= y; }
+};
+
+// out = F(a, b) over one type T (integers wrap; floats IEEE).
+template <class F, typename T>
+void binary(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
     const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
-    const hn::ScalableTag<T> d;
-    store_loop(
-        d, hn::Lanes(d), static_cast<T *>(out_), n, stream,
-        [&](int64_t i) { return hn::Add(load_operand(d, a, sa, i), load_operand(d, b, sb, i)); },
-        [&](int64_t i) { return wrapping_add(a[sa * i], b[sb * i]); }, a, sa, b, sb);
+    T *out = static_cast<T *>(out_);
+    auto scalar = [&](int64_t i) { return F::template scalar<T>(a[sa * i], b[sb * i]); };
+    if constexpr (F::template vector<T>) {
+        const hn::ScalableTag<T> d;
+        store_loop(
+            d, hn::Lanes(d), out, n, stream,
+            [&](int64_t i) { return F::vec(load_operand(d, a, sa, i), load_operand(d, b, sb, i)); }, scalar, a, sa, b,
+            sb);
+    } else {
+        static_cast<void>(stream);
+        for (int64_t i = 0; i < n; ++i) out[i] = scalar(i);
+    }
 }
 
-// Equality as boolean bytes; for boolean inputs any nonzero byte is true.
-template <typename T, bool kBoolean = false>
-void equal(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
+// A comparison F as boolean bytes; for boolean inputs (Equal) any nonzero
+// byte is true.
+template <class F, typename T, bool kBoolean = false>
+void compare(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
     const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
     uint8_t *out = static_cast<uint8_t *>(out_);
     const hn::ScalableTag<T> d;
@@ -148,12 +279,12 @@ void equal(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, i
             const auto zero = hn::Zero(d);
             return hn::Not(hn::Xor(hn::Eq(x, zero), hn::Eq(y, zero)));
         } else {
-            return hn::Eq(x, y);
+            return F::mask(x, y);
         }
     };
     auto scalar = [&](int64_t i) -> uint8_t {
         const T x = a[sa * i], y = b[sb * i];
-        return kBoolean ? (x != 0) == (y != 0) : x == y;
+        return kBoolean ? (x != 0) == (y != 0) : F::template scalar<T>(x, y);
     };
     if constexpr (sizeof(T) == 1) {
         store_loop(
@@ -318,13 +449,13 @@ struct f16_io {
 // so older targets run every loop touching f16 in scalar code.
 constexpr bool kVectorF16 = HWY_TARGET <= HWY_AVX2;
 
-// out = a + b with a, b, out each f16, bf16 or f32; computed in f32, rounded once.
-template <class A, class B, class O>
-void add_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
+// out = F(a, b) with a, b, out each f16, bf16 or f32; computed in f32, rounded once.
+template <class F, class A, class B, class O>
+void binary_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
     auto *a = static_cast<const typename A::storage *>(a_);
     auto *b = static_cast<const typename B::storage *>(b_);
     auto *out = static_cast<typename O::storage *>(out_);
-    auto scalar = [&](int64_t i) { return O::from_f32(A::to_f32(a[sa * i]) + B::to_f32(b[sb * i])); };
+    auto scalar = [&](int64_t i) { return O::from_f32(F::template scalar<float>(A::to_f32(a[sa * i]), B::to_f32(b[sb * i]))); };
     constexpr bool any_f16 = std::is_same_v<A, f16_io> || std::is_same_v<B, f16_io> || std::is_same_v<O, f16_io>;
     if constexpr (!kVectorF16 && any_f16) {
         for (int64_t i = 0; i < n; ++i) out[i] = scalar(i);
@@ -332,7 +463,7 @@ void add_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_,
     } else {
         const hn::ScalableTag<float> df;
         const auto a0 = hn::Set(df, A::to_f32(a[0])), b0 = hn::Set(df, B::to_f32(b[0]));
-        auto sum = [&](int64_t i) { return hn::Add(sa ? A::load(df, a + i) : a0, sb ? B::load(df, b + i) : b0); };
+        auto sum = [&](int64_t i) { return F::vec(sa ? A::load(df, a + i) : a0, sb ? B::load(df, b + i) : b0); };
         constexpr bool kPairs = std::is_same_v<A, bf16_io> && std::is_same_v<B, bf16_io>;
         if constexpr (kPairs && HWY_TARGET != HWY_SCALAR) {
 #if HWY_TARGET != HWY_SCALAR
@@ -351,7 +482,7 @@ void add_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_,
                     hn::Vec<decltype(df)> ae, ao, be, bo;
                     pairs(a, sa, a0, i, ae, ao);
                     pairs(b, sb, b0, i, be, bo);
-                    return O::narrow2_pairs(df, hn::Add(ae, be), hn::Add(ao, bo));
+                    return O::narrow2_pairs(df, F::vec(ae, be), F::vec(ao, bo));
                 },
                 scalar, a, sa, b, sb);
 #endif
@@ -475,6 +606,27 @@ void equal_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out
     store_loop(
         du8, hn::Lanes(du8), out, n, stream, [&](int64_t i) { return bytes_from_masks(d, i, mask); }, scalar, a, sa, b,
         sb);
+}
+
+// A comparison F of f16/bf16 operands as boolean bytes, compared as f32
+// (widening is exact). Scalar on targets without exact f16 conversions.
+template <class F, class IO>
+void compare_half(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
+    auto *a = static_cast<const uint16_t *>(a_), *b = static_cast<const uint16_t *>(b_);
+    auto *out = static_cast<uint8_t *>(out_);
+    auto scalar = [&](int64_t i) -> uint8_t { return F::template scalar<float>(IO::to_f32(a[sa * i]), IO::to_f32(b[sb * i])); };
+    if constexpr (!kVectorF16 && std::is_same_v<IO, f16_io>) {
+        static_cast<void>(stream);
+        for (int64_t i = 0; i < n; ++i) out[i] = scalar(i);
+    } else {
+        const hn::ScalableTag<float> df;
+        const hn::ScalableTag<uint8_t> du8;
+        const auto a0 = hn::Set(df, IO::to_f32(a[0])), b0 = hn::Set(df, IO::to_f32(b[0]));
+        auto mask = [&](int64_t i) { return F::mask(sa ? IO::load(df, a + i) : a0, sb ? IO::load(df, b + i) : b0); };
+        store_loop(
+            du8, hn::Lanes(du8), out, n, stream, [&](int64_t i) { return bytes_from_masks(df, i, mask); }, scalar, a,
+            sa, b, sb);
+    }
 }
 
 // A whole vector to `to`: non-temporal when `stream` is set and `to` is
@@ -709,16 +861,55 @@ void over_rows(const void *a, int64_t sa, int64_t pa, const void *b, int64_t sb,
            po_ + r * po * static_cast<int64_t>(SO), n, stream);
 }
 
-// Registers Fn (elements of A and B in, O out) and its row form.
-template <auto Fn, typename A, typename B, typename O> void set_add(element_ops &o, data_type a, data_type b) {
-    const int f = static_cast<int>(ew_fn::add);
-    o.binary[f][dtype_index(a)][dtype_index(b)] = Fn;
-    o.binary_rows[f][dtype_index(a)][dtype_index(b)] = over_rows<Fn, sizeof(A), sizeof(B), sizeof(O)>;
+// Registers Fn for function f (elements of A and B in, O out) and its row form.
+template <auto Fn, typename A, typename B, typename O>
+void set(element_ops &o, ew_fn f, data_type a, data_type b) {
+    o.binary[static_cast<int>(f)][dtype_index(a)][dtype_index(b)] = Fn;
+    o.binary_rows[static_cast<int>(f)][dtype_index(a)][dtype_index(b)] = over_rows<Fn, sizeof(A), sizeof(B), sizeof(O)>;
 }
-template <auto Fn, typename T> void set_equal(element_ops &o, data_type t) {
-    const int f = static_cast<int>(ew_fn::equal);
-    o.binary[f][dtype_index(t)][dtype_index(t)] = Fn;
-    o.binary_rows[f][dtype_index(t)][dtype_index(t)] = over_rows<Fn, sizeof(T), sizeof(T), 1>;
+
+// An arithmetic function over every float and integer type; `mixed` adds
+// oneDNN Graph's f32 with bf16/f16 rows (-> f32).
+template <class F> void set_arithmetic(element_ops &o, ew_fn f, bool mixed) {
+    using dt = data_type;
+    set<binary<F, float>, float, float, float>(o, f, dt::f32, dt::f32);
+    set<binary<F, double>, double, double, double>(o, f, dt::f64, dt::f64);
+    set<binary<F, int8_t>, int8_t, int8_t, int8_t>(o, f, dt::s8, dt::s8);
+    set<binary<F, uint8_t>, uint8_t, uint8_t, uint8_t>(o, f, dt::u8, dt::u8);
+    set<binary<F, int16_t>, int16_t, int16_t, int16_t>(o, f, dt::s16, dt::s16);
+    set<binary<F, uint16_t>, uint16_t, uint16_t, uint16_t>(o, f, dt::u16, dt::u16);
+    set<binary<F, int32_t>, int32_t, int32_t, int32_t>(o, f, dt::s32, dt::s32);
+    set<binary<F, uint32_t>, uint32_t, uint32_t, uint32_t>(o, f, dt::u32, dt::u32);
+    set<binary<F, int64_t>, int64_t, int64_t, int64_t>(o, f, dt::s64, dt::s64);
+    set<binary<F, uint64_t>, uint64_t, uint64_t, uint64_t>(o, f, dt::u64, dt::u64);
+    set<binary_f32<F, f16_io, f16_io, f16_io>, uint16_t, uint16_t, uint16_t>(o, f, dt::f16, dt::f16);
+    set<binary_f32<F, bf16_io, bf16_io, bf16_io>, uint16_t, uint16_t, uint16_t>(o, f, dt::bf16, dt::bf16);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if (__builtin_cpu_supports("avx512bf16"))
+        set<binary_f32<F, bf16_io, bf16_io, bf16_cvt_io>, uint16_t, uint16_t, uint16_t>(o, f, dt::bf16, dt::bf16);
+#endif
+    if (!mixed) return;
+    set<binary_f32<F, f32_io, bf16_io, f32_io>, float, uint16_t, float>(o, f, dt::f32, dt::bf16);
+    set<binary_f32<F, bf16_io, f32_io, f32_io>, uint16_t, float, float>(o, f, dt::bf16, dt::f32);
+    set<binary_f32<F, f32_io, f16_io, f32_io>, float, uint16_t, float>(o, f, dt::f32, dt::f16);
+    set<binary_f32<F, f16_io, f32_io, f32_io>, uint16_t, float, float>(o, f, dt::f16, dt::f32);
+}
+
+// A comparison over every float and integer type, boolean bytes out.
+template <class F> void set_comparison(element_ops &o, ew_fn f) {
+    using dt = data_type;
+    set<compare<F, float>, float, float, uint8_t>(o, f, dt::f32, dt::f32);
+    set<compare<F, double>, double, double, uint8_t>(o, f, dt::f64, dt::f64);
+    set<compare<F, int8_t>, int8_t, int8_t, uint8_t>(o, f, dt::s8, dt::s8);
+    set<compare<F, uint8_t>, uint8_t, uint8_t, uint8_t>(o, f, dt::u8, dt::u8);
+    set<compare<F, int16_t>, int16_t, int16_t, uint8_t>(o, f, dt::s16, dt::s16);
+    set<compare<F, uint16_t>, uint16_t, uint16_t, uint8_t>(o, f, dt::u16, dt::u16);
+    set<compare<F, int32_t>, int32_t, int32_t, uint8_t>(o, f, dt::s32, dt::s32);
+    set<compare<F, uint32_t>, uint32_t, uint32_t, uint8_t>(o, f, dt::u32, dt::u32);
+    set<compare<F, int64_t>, int64_t, int64_t, uint8_t>(o, f, dt::s64, dt::s64);
+    set<compare<F, uint64_t>, uint64_t, uint64_t, uint8_t>(o, f, dt::u64, dt::u64);
+    set<compare_half<F, f16_io>, uint16_t, uint16_t, uint8_t>(o, f, dt::f16, dt::f16);
+    set<compare_half<F, bf16_io>, uint16_t, uint16_t, uint8_t>(o, f, dt::bf16, dt::bf16);
 }
 
 const element_ops *get_element_ops() {
@@ -729,40 +920,23 @@ const element_ops *get_element_ops() {
         using f16 = f16_io;
         using bf16 = bf16_io;
         using f32 = f32_io;
-        set_add<add<float>, float, float, float>(o, dt::f32, dt::f32);
-        set_add<add_f32<f16, f16, f16>, uint16_t, uint16_t, uint16_t>(o, dt::f16, dt::f16);
-        set_add<add_f32<bf16, bf16, bf16>, uint16_t, uint16_t, uint16_t>(o, dt::bf16, dt::bf16);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-        if (__builtin_cpu_supports("avx512bf16"))
-            set_add<add_f32<bf16, bf16, bf16_cvt_io>, uint16_t, uint16_t, uint16_t>(o, dt::bf16, dt::bf16);
-#endif
-        set_add<add_f32<f32, bf16, f32>, float, uint16_t, float>(o, dt::f32, dt::bf16);
-        set_add<add_f32<bf16, f32, f32>, uint16_t, float, float>(o, dt::bf16, dt::f32);
-        set_add<add_f32<f32, f16, f32>, float, uint16_t, float>(o, dt::f32, dt::f16);
-        set_add<add_f32<f16, f32, f32>, uint16_t, float, float>(o, dt::f16, dt::f32);
-        set_add<add<double>, double, double, double>(o, dt::f64, dt::f64);
-        set_add<add<int8_t>, int8_t, int8_t, int8_t>(o, dt::s8, dt::s8);
-        set_add<add<uint8_t>, uint8_t, uint8_t, uint8_t>(o, dt::u8, dt::u8);
-        set_add<add<int16_t>, int16_t, int16_t, int16_t>(o, dt::s16, dt::s16);
-        set_add<add<uint16_t>, uint16_t, uint16_t, uint16_t>(o, dt::u16, dt::u16);
-        set_add<add<int32_t>, int32_t, int32_t, int32_t>(o, dt::s32, dt::s32);
-        set_add<add<uint32_t>, uint32_t, uint32_t, uint32_t>(o, dt::u32, dt::u32);
-        set_add<add<int64_t>, int64_t, int64_t, int64_t>(o, dt::s64, dt::s64);
-        set_add<add<uint64_t>, uint64_t, uint64_t, uint64_t>(o, dt::u64, dt::u64);
-        set_equal<equal<float>, float>(o, dt::f32);
-        set_equal<equal<double>, double>(o, dt::f64);
-        set_equal<equal<int8_t>, int8_t>(o, dt::s8);
-        set_equal<equal<uint8_t>, uint8_t>(o, dt::u8);
-        set_equal<equal<int16_t>, int16_t>(o, dt::s16);
-        set_equal<equal<uint16_t>, uint16_t>(o, dt::u16);
-        set_equal<equal<int32_t>, int32_t>(o, dt::s32);
-        set_equal<equal<uint32_t>, uint32_t>(o, dt::u32);
-        set_equal<equal<int64_t>, int64_t>(o, dt::s64);
-        set_equal<equal<uint64_t>, uint64_t>(o, dt::u64);
-        set_equal<equal<uint8_t, true>, uint8_t>(o, dt::boolean);
-        set_equal<equal_string, string_view_t>(o, dt::string);
-        set_equal<equal_f32<f16>, uint16_t>(o, dt::f16);
-        set_equal<equal_f32<bf16>, uint16_t>(o, dt::bf16);
+        set_arithmetic<add_fn>(o, ew_fn::add, true);
+        set_arithmetic<subtract_fn>(o, ew_fn::subtract, true);
+        set_arithmetic<multiply_fn>(o, ew_fn::multiply, true);
+        set_arithmetic<divide_fn>(o, ew_fn::divide, true);
+        set_arithmetic<maximum_fn>(o, ew_fn::maximum, false);
+        set_arithmetic<minimum_fn>(o, ew_fn::minimum, false);
+        set_comparison<equal_fn>(o, ew_fn::equal);
+        set_comparison<greater_fn>(o, ew_fn::greater);
+        set_comparison<greater_equal_fn>(o, ew_fn::greater_equal);
+        set_comparison<less_fn>(o, ew_fn::less);
+        set_comparison<less_equal_fn>(o, ew_fn::less_equal);
+        // Equal also takes booleans and strings, and compares f16/bf16 by their
+        // bits (exact without F16C, and faster).
+        set<compare<equal_fn, uint8_t, true>, uint8_t, uint8_t, uint8_t>(o, ew_fn::equal, dt::boolean, dt::boolean);
+        set<equal_string, string_view_t, string_view_t, uint8_t>(o, ew_fn::equal, dt::string, dt::string);
+        set<equal_f32<f16>, uint16_t, uint16_t, uint8_t>(o, ew_fn::equal, dt::f16, dt::f16);
+        set<equal_f32<bf16>, uint16_t, uint16_t, uint8_t>(o, ew_fn::equal, dt::bf16, dt::bf16);
         auto &add_chains = o.chain[static_cast<int>(ew_fn::add)];
         add_chains[dtype_index(dt::f32)] = add_chain<f32>;
         add_chains[dtype_index(dt::f16)] = add_chain<f16>;
