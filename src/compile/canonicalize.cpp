@@ -242,7 +242,7 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
         }
         type_of[o.get_outputs()[0].get_id()] = out;
         node_of[o.get_outputs()[0].get_id()] = static_cast<int>(e.nodes.size());
-        expr_node node{o.get_kind(), find_elementwise(o.get_kind())->fn, static_cast<int>(in.size()), {}, out, {}};
+        expr_node node{o.get_kind(), kernel_fn(o), static_cast<int>(in.size()), {}, out, {}};
         for (size_t k = 0; k < in.size(); ++k) node.in_dt[k] = types[k];
         e.nodes.push_back(node);
     }

@@ -32,6 +32,8 @@ constexpr dtype_fact kFacts[detail::kNumDataTypes] = {
 
 namespace detail {
 
+data_type data_type_at(int i) { return i >= 0 && i < kNumDataTypes ? kFacts[i].dt : data_type::undef; }
+
 int dtype_index(data_type dt) {
     for (int i = 0; i < kNumDataTypes; ++i)
         if (kFacts[i].dt == dt) return i;

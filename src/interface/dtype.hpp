@@ -12,6 +12,8 @@ constexpr int kNumDataTypes = 15;
 
 /// A dense index in [0, kNumDataTypes) for a valid data type (enum values are sparse).
 int dtype_index(data_type dt);
+/// The data type of dense index i (the inverse of dtype_index).
+data_type data_type_at(int i);
 /// True for the enumerators of data_type (undef included).
 bool is_valid(data_type dt);
 bool is_float(data_type dt);   // f16, bf16, f32, f64

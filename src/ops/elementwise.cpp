@@ -58,6 +58,28 @@ const std::vector<elementwise_def> &table() {
      set_of({dt::f32, dt::bf16}), 0},
     {op::kind::LessEqual, ew_fn::less_equal, 2, 2, type_rule::same_to_bool, kNumeric, false, false, false, false,
      dnnl_binary_le, set_of({dt::f32, dt::bf16}), 0},
+    // And/Or/Xor-1 .. -7 (legacy broadcast in opset 1), Not-1.
+    {op::kind::LogicalAnd, ew_fn::logical_and, 2, 2, type_rule::same, set_of({dt::boolean}), false, true, false, true,
+     0, 0, 0},
+    {op::kind::LogicalOr, ew_fn::logical_or, 2, 2, type_rule::same, set_of({dt::boolean}), false, true, false, true, 0,
+     0, 0},
+    {op::kind::LogicalXor, ew_fn::logical_xor, 2, 2, type_rule::same, set_of({dt::boolean}), false, true, false, true,
+     0, 0, 0},
+    {op::kind::LogicalNot, ew_fn::logical_not, 1, 1, type_rule::same, set_of({dt::boolean}), false, false, false,
+     false, 0, 0, 0},
+    // BitwiseAnd/Or/Xor/Not-18, BitShift-11 (unsigned; `direction` picks the function).
+    {op::kind::BitwiseAnd, ew_fn::bitwise_and, 2, 2, type_rule::same, kIntegers, false, false, false, true, 0, 0, 0},
+    {op::kind::BitwiseOr, ew_fn::bitwise_or, 2, 2, type_rule::same, kIntegers, false, false, false, true, 0, 0, 0},
+    {op::kind::BitwiseXor, ew_fn::bitwise_xor, 2, 2, type_rule::same, kIntegers, false, false, false, true, 0, 0, 0},
+    {op::kind::BitwiseNot, ew_fn::bitwise_not, 1, 1, type_rule::same, kIntegers, false, false, false, false, 0, 0, 0},
+    {op::kind::BitShift, ew_fn::shift_left, 2, 2, type_rule::same, set_of({dt::u8, dt::u16, dt::u32, dt::u64}), false,
+     false, false, false, 0, 0, 0, false, op::attr::direction},
+    // ONNX Where-9 .. -16 (every type) and oneDNN Graph's Select (f32, bf16, f16; the
+    // condition broadcasts one way to the values' shape).
+    {op::kind::Where, ew_fn::select, 3, 3, type_rule::select, kNumeric | set_of({dt::boolean, dt::string}), false,
+     false, false, false, 0, 0, 0},
+    {op::kind::Select, ew_fn::select, 3, 3, type_rule::select, set_of({dt::f32, dt::bf16, dt::f16}), false, false,
+     false, false, 0, 0, 0, true},
     // Equal-1 .. Equal-19.
     {op::kind::Equal, ew_fn::equal, 2, 2, type_rule::same_to_bool, kNumeric | set_of({dt::boolean, dt::string}),
      false, true, false, true, dnnl_binary_eq, set_of({dt::f32, dt::bf16}), 0},
@@ -89,6 +111,29 @@ std::string shapes_text(const std::vector<dims> &in) {
     return s;
 }
 
+// Numpy multidirectional broadcasting over every shape of `in`.
+dims numpy_shape(const op &o, const std::vector<dims> &in) {
+    auto incompatible = [&](const auto &...why) {
+        fail(status::invalid_shape, op_ref(o), ": input shapes ", shapes_text(in), " ", why...);
+    };
+    size_t rank = 0;
+    for (const dims &d : in) rank = std::max(rank, d.size());
+    dims out(rank, 1);
+    std::vector<size_t> from(rank, 0); // the input that set each output dim
+    for (size_t k = 0; k < in.size(); ++k)
+        for (size_t i = rank - in[k].size(); i < rank; ++i) {
+            const int64_t x = out[i], y = in[k][i - (rank - in[k].size())];
+            if (y == 1 || y == x) continue;
+            if (x == 1 || (x < 0 && y >= 0)) {
+                out[i] = y, from[i] = k; // an unknown extent meeting n must be n (or 1)
+            } else if (y >= 0 && x >= 0) {
+                incompatible("are not broadcast-compatible: at output dim ", i, " input ", from[i], " has ", x,
+                             " and input ", k, " has ", y, " (each must be equal or 1)");
+            }
+        }
+    return out;
+}
+
 } // namespace
 
 const std::vector<elementwise_def> &elementwise_ops() { return table(); }
@@ -97,6 +142,15 @@ const elementwise_def *find_elementwise(op::kind k) {
     for (const auto &d : table())
         if (d.kind == k) return &d;
     return nullptr;
+}
+
+ew_fn kernel_fn(const op &o) {
+    const elementwise_def &def = *find_elementwise(o.get_kind());
+    if (def.fn == ew_fn::shift_left) {
+        const auto &dir = std::get<std::string>(o.get_attrs().at(op::attr::direction));
+        return dir == "LEFT" ? ew_fn::shift_left : ew_fn::shift_right;
+    }
+    return def.fn;
 }
 
 bool runs_op(const op &o) {
@@ -140,6 +194,14 @@ void check_elementwise_attributes(const op &o, const elementwise_def &def) {
             if (!def.legacy_broadcast) break;
             attr_as<int64_t>(o, a, "an integer");
             continue;
+        case op::attr::direction: {
+            if (def.own_attr != a) break;
+            const auto &d = attr_as<std::string>(o, a, "a string");
+            if (d != "LEFT" && d != "RIGHT")
+                fail(status::invalid_arguments, op_ref(o), ": direction must be \"LEFT\" or \"RIGHT\", got \"", d,
+                     "\"");
+            continue;
+        }
         case op::attr::consumed_inputs:
             if (!def.consumed_inputs)
                 fail(status::invalid_arguments, op_ref(o), ": consumed_inputs is an attribute of Add-1 only");
@@ -151,6 +213,8 @@ void check_elementwise_attributes(const op &o, const elementwise_def &def) {
              find_attr(a) ? attr_name(a) : std::to_string(static_cast<int>(a)).c_str(), " for ",
              op_kind_name(o.get_kind()));
     }
+    if (def.own_attr == op::attr::direction && !attrs.count(op::attr::direction))
+        fail(status::invalid_arguments, op_ref(o), ": direction (\"LEFT\" or \"RIGHT\") is required");
     if (attrs.count(op::attr::auto_broadcast) && attrs.count(op::attr::broadcast))
         fail(status::invalid_arguments, op_ref(o),
              ": auto_broadcast and the legacy broadcast attribute cannot both be set");
@@ -165,6 +229,10 @@ data_type infer_output_type(const op &o, const std::vector<data_type> &in) {
     auto unsupported = [&]() -> data_type {
         fail(status::invalid_data_type, op_ref(o), ": input types (", types_text(in), ") are not supported");
     };
+    if (def->rule == type_rule::select) {
+        if (in[0] != dt::boolean || in[1] != in[2] || !(def->types & type_bit(in[1]))) return unsupported();
+        return in[1];
+    }
     const bool same = std::all_of(in.begin(), in.end(), [&](data_type t) { return t == in[0]; });
     if (!same) {
         // oneDNN Graph's mixed-precision rows: f32 with bf16 or f16, either order, give f32.
@@ -218,22 +286,15 @@ dims infer_output_shape(const op &o, const std::vector<dims> &in) {
         return a;
     }
     case broadcast_rule::kind::numpy: {
-        size_t rank = 0;
-        for (const dims &d : in) rank = std::max(rank, d.size());
-        dims out(rank, 1);
-        std::vector<size_t> from(rank, 0); // the input that set each output dim
-        for (size_t k = 0; k < in.size(); ++k)
-            for (size_t i = rank - in[k].size(); i < rank; ++i) {
-                const int64_t x = out[i], y = in[k][i - (rank - in[k].size())];
-                if (y == 1 || y == x) continue;
-                if (x == 1 || (x < 0 && y >= 0)) {
-                    out[i] = y, from[i] = k; // an unknown extent meeting n must be n (or 1)
-                } else if (y >= 0 && x >= 0) {
-                    incompatible("are not broadcast-compatible: at output dim ", i, " input ", from[i], " has ", x,
-                                 " and input ", k, " has ", y, " (each must be equal or 1)");
-                }
-            }
-        return out;
+        const elementwise_def *def = find_elementwise(o.get_kind());
+        if (def && def->condition_one_way) { // the values' shape, which the condition must not change
+            const dims values = numpy_shape(o, {in[1], in[2]});
+            if (numpy_shape(o, {values, in[0]}) != values)
+                incompatible("do not broadcast: the condition ", shape_str(in[0]),
+                             " must broadcast to the values' shape ", shape_str(values));
+            return values;
+        }
+        return numpy_shape(o, in);
     }
     }
     return a;

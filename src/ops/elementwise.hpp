@@ -31,8 +31,19 @@ enum class ew_fn : uint8_t {
     greater_equal,
     less,
     less_equal,
+    logical_and,
+    logical_or,
+    logical_xor,
+    logical_not,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    bitwise_not,
+    shift_left,
+    shift_right,
+    select, // cond ? x : y (Where, Select)
 };
-constexpr int kNumEwFns = 11;
+constexpr int kNumEwFns = 22;
 
 /// A set of data types, one bit per dtype_index().
 using type_set = uint32_t;
@@ -41,6 +52,7 @@ using type_set = uint32_t;
 enum class type_rule : uint8_t {
     same,         // every input one type of `types`; the output that type
     same_to_bool, // every input one type of `types`; the output boolean
+    select,       // a boolean condition, then two inputs of one type of `types`; the output that type
 };
 
 struct elementwise_def {
@@ -58,7 +70,16 @@ struct elementwise_def {
     // results (allowed by a relaxed fpmath mode only).
     int onednn_alg;
     type_set onednn_exact, onednn_flushing;
+    // Shape rule beyond numpy over all inputs: the condition (input 0)
+    // broadcasts one way to the other inputs' shape (oneDNN's Select).
+    bool condition_one_way = false;
+    // One attribute of its own besides the broadcast ones (op::attr::undef: none).
+    op::attr own_attr = op::attr::undef;
 };
+
+/// The kernel function of a validated op: its row's, or chosen by an
+/// attribute (BitShift's direction).
+ew_fn kernel_fn(const op &o);
 
 /// Every row, in op-kind order.
 const std::vector<elementwise_def> &elementwise_ops();

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 
 #include "kernels/native/binary_ops.hpp"
 #include "test_util.hpp"
@@ -54,11 +55,11 @@ void check_loop(binary_fn fn, op::kind kind, dt ta, dt tb, dt to, const char *is
 TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
     const auto targets = fusebox::detail::element_ops_for_every_target();
     ASSERT_FALSE(targets.empty());
-    const dt all[] = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8,  dt::u8,      dt::s16,
-                      dt::u16, dt::s32,  dt::u32, dt::s64, dt::u64, dt::boolean, dt::string};
+    const std::vector<dt> all = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8,  dt::u8,      dt::s16,
+                                 dt::u16, dt::s32,  dt::u32, dt::s64, dt::u64, dt::boolean, dt::string};
     size_t checked = 0, expected = 0;
     for (const auto &def : detail::elementwise_ops())
-        for (dt x : all)
+        for (dt x : def.inputs_min == 2 ? all : std::vector<dt>{})
             for (dt y : all) {
                 const bool same = x == y && (def.types & detail::type_bit(x));
                 const bool mixed = def.mixed_f32 && ((x == dt::f32 && (y == dt::bf16 || y == dt::f16)) ||
@@ -80,8 +81,10 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
     // Every type combination the catalogue accepts has a loop on every instruction set.
     EXPECT_EQ(checked, targets.size() * expected);
     // Add, Subtract, Multiply, Divide: 12 same-type and 4 mixed rows each;
-    // Maximum, Minimum: 12; Equal: 14 (with boolean, string); 4 other comparisons: 12.
-    EXPECT_EQ(expected, 4 * 16u + 2 * 12u + 14u + 4 * 12u);
+    // Maximum, Minimum: 12; Equal: 14 (with boolean, string); 4 other
+    // comparisons: 12; And, Or, Xor: boolean; 3 bitwise ops: 8 integer
+    // types; BitShift: 4 unsigned ones.
+    EXPECT_EQ(expected, 4 * 16u + 2 * 12u + 14u + 4 * 12u + 3u + 3 * 8u + 4u);
     std::printf("checked %zu loops on %zu instruction sets:", checked, targets.size());
     for (const element_ops *ops : targets) std::printf(" %s", ops->isa);
     std::printf("\n");
@@ -321,6 +324,65 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
                     }
     }
     EXPECT_GT(checked, 0);
+}
+
+// One- and three-input loops (LogicalNot, BitwiseNot; Where, Select) and
+// BitShift to the right, every type their rows take, against the reference,
+// with operands contiguous and broadcast.
+TEST(element_ops, unary_ternary_and_right_shift_loops_match_reference) {
+    std::mt19937_64 rng(13);
+    const dt all[] = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8,  dt::u8,      dt::s16,
+                      dt::u16, dt::s32,  dt::u32, dt::s64, dt::u64, dt::boolean, dt::string};
+    size_t checked = 0;
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
+        for (const auto &def : detail::elementwise_ops())
+            for (dt t : all) {
+                if (!(def.types & detail::type_bit(t))) continue;
+                const int64_t n = 77;
+                if (def.kind == op::kind::BitShift) {
+                    const auto fn = ops->binary[static_cast<int>(detail::ew_fn::shift_right)][detail::dtype_index(t)]
+                                               [detail::dtype_index(t)];
+                    ASSERT_NE(fn, nullptr) << ops->isa << " " << data_type_name(t);
+                    buffer a(logical_tensor(0, t, dims{n})), b(logical_tensor(1, t, dims{n}));
+                    fill(a, rng);
+                    auto *counts = static_cast<unsigned char *>(b.data()); // counts around the width
+                    for (int64_t i = 0; i < n; ++i) {
+                        const uint64_t c = rng() % (8 * data_type_size(t) + 3);
+                        std::memcpy(counts + i * data_type_size(t), &c, data_type_size(t));
+                    }
+                    buffer got(logical_tensor(2, t, dims{n})), want(logical_tensor(2, t, dims{n}));
+                    fn(a.data(), 1, b.data(), 1, got.data(), n, false);
+                    ref_binary(op::kind::BitShift, a, b, want, -1, true);
+                    ASSERT_TRUE(same_elements(want, got)) << ops->isa << " " << data_type_name(t);
+                    ++checked;
+                    continue;
+                }
+                if (def.inputs_min == 2) continue;
+                const auto fn = ops->nary[static_cast<int>(def.fn)][detail::dtype_index(t)];
+                ASSERT_NE(fn, nullptr) << ops->isa << " " << op_kind_name(def.kind) << " " << data_type_name(t);
+                for (int pattern = 0; pattern < 4; ++pattern) { // bit k set: input k broadcast (stride 0)
+                    std::vector<std::unique_ptr<buffer>> in;
+                    std::vector<const void *> ptr;
+                    std::vector<int64_t> stride;
+                    for (int k = 0; k < def.inputs_min; ++k) {
+                        const bool broadcast = (pattern >> k) & 1 && k > 0;
+                        const dt type = def.rule == detail::type_rule::select && k == 0 ? dt::boolean : t;
+                        in.push_back(std::make_unique<buffer>(logical_tensor(k, type, dims{broadcast ? 1 : n})));
+                        fill(*in.back(), rng);
+                        ptr.push_back(in.back()->data());
+                        stride.push_back(broadcast ? 0 : 1);
+                    }
+                    buffer got(logical_tensor(9, t, dims{n})), want(logical_tensor(9, t, dims{n}));
+                    fn(ptr.data(), stride.data(), got.data(), n, false);
+                    std::vector<const buffer *> ins;
+                    for (auto &b : in) ins.push_back(b.get());
+                    ref_nary(def.kind, ins, want);
+                    ASSERT_TRUE(same_elements(want, got))
+                        << ops->isa << " " << op_kind_name(def.kind) << " " << data_type_name(t) << " " << pattern;
+                    ++checked;
+                }
+            }
+    EXPECT_GT(checked, 0u);
 }
 
 } // namespace

@@ -163,9 +163,22 @@ inline bool ref_computes(op::kind kind) {
     case op::kind::Greater:
     case op::kind::GreaterEqual:
     case op::kind::Less:
-    case op::kind::LessEqual: return true;
+    case op::kind::LessEqual:
+    case op::kind::LogicalAnd:
+    case op::kind::LogicalOr:
+    case op::kind::LogicalXor:
+    case op::kind::BitwiseAnd:
+    case op::kind::BitwiseOr:
+    case op::kind::BitwiseXor:
+    case op::kind::BitShift: return true;
     default: return false;
     }
+}
+
+/// Whether the reference computes `kind` over one input or three (ref_nary).
+inline bool ref_computes_nary(op::kind kind) {
+    return kind == op::kind::LogicalNot || kind == op::kind::BitwiseNot || kind == op::kind::Where ||
+           kind == op::kind::Select;
 }
 
 inline bool ref_is_comparison(op::kind kind) {
@@ -207,8 +220,15 @@ template <typename F> F ref_float_op(op::kind kind, F x, F y) {
 /// from ELEMENTWISE.md: two's-complement wraparound (the low bytes of the
 /// exact result), division toward zero with x / 0 = 0 and INT_MIN / -1 =
 /// INT_MIN. Signed values come sign-extended, unsigned ones zero-extended.
-inline uint64_t ref_int_op(op::kind kind, bool is_signed, int64_t sx, int64_t sy, uint64_t ux, uint64_t uy) {
+inline uint64_t ref_int_op(op::kind kind, bool is_signed, int64_t sx, int64_t sy, uint64_t ux, uint64_t uy,
+                           size_t bytes, bool shift_right) {
     switch (kind) {
+    case op::kind::BitwiseAnd: return ux & uy;
+    case op::kind::BitwiseOr: return ux | uy;
+    case op::kind::BitwiseXor: return ux ^ uy;
+    case op::kind::BitShift: // unsigned types; counts of the width or more give 0
+        if (uy >= 8 * bytes) return 0;
+        return shift_right ? ux >> uy : ux << uy;
     case op::kind::Subtract: return ux - uy;
     case op::kind::Multiply: return ux * uy;
     case op::kind::Divide:
@@ -226,10 +246,16 @@ inline uint64_t ref_int_op(op::kind kind, bool is_signed, int64_t sx, int64_t sy
 
 inline bool is_signed_type(dt t) { return t == dt::s8 || t == dt::s16 || t == dt::s32 || t == dt::s64; }
 
-/// Writes the reference result of `kind` on elements (a[i], b[j]) into out[k].
+/// Writes the reference result of `kind` on elements (a[i], b[j]) into out[k]
+/// (`shift_right`: BitShift's direction is "RIGHT").
 inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, const void *b, int64_t j, dt to,
-                        void *out, int64_t k) {
+                        void *out, int64_t k, bool shift_right = false) {
     auto *o = static_cast<unsigned char *>(out);
+    if (kind == op::kind::LogicalAnd || kind == op::kind::LogicalOr || kind == op::kind::LogicalXor) {
+        const bool x = static_cast<const uint8_t *>(a)[i] != 0, y = static_cast<const uint8_t *>(b)[j] != 0;
+        o[k] = kind == op::kind::LogicalAnd ? x && y : kind == op::kind::LogicalOr ? x || y : x != y;
+        return;
+    }
     if (ref_is_comparison(kind)) {
         bool r;
         if (ta == dt::string) {
@@ -249,7 +275,8 @@ inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, c
     }
     if (!is_float_type(to)) { // the low bytes of the exact 64-bit result
         const uint64_t s = ref_int_op(kind, is_signed_type(ta), int_value(ta, a, i), int_value(tb, b, j),
-                                      static_cast<uint64_t>(int_value(ta, a, i)), static_cast<uint64_t>(int_value(tb, b, j)));
+                                      static_cast<uint64_t>(int_value(ta, a, i)),
+                                      static_cast<uint64_t>(int_value(tb, b, j)), data_type_size(ta), shift_right);
         std::memcpy(o + k * data_type_size(to), &s, data_type_size(to));
         return;
     }
@@ -281,7 +308,8 @@ inline dims numpy_broadcast(const dims &a, const dims &b) {
 /// Reference for one binary op: out (dense or strided) from a and b.
 /// a lines up with the output's trailing dims (numpy); b too, unless
 /// `b_first_dim` >= 0 places it at that dim (legacy `axis`).
-inline void ref_binary(op::kind kind, const buffer &a, const buffer &b, buffer &out, int64_t b_first_dim = -1) {
+inline void ref_binary(op::kind kind, const buffer &a, const buffer &b, buffer &out, int64_t b_first_dim = -1,
+                       bool shift_right = false) {
     const dims &shape = out.lt.get_dims();
     const int64_t rank = static_cast<int64_t>(shape.size());
     auto offset = [&](const buffer &x, int64_t first, const dims &idx) {
@@ -295,7 +323,36 @@ inline void ref_binary(op::kind kind, const buffer &a, const buffer &b, buffer &
     const int64_t first_b = b_first_dim >= 0 ? b_first_dim : rank - b.lt.get_ndims();
     for_each_index(shape, [&](int64_t, const dims &idx) {
         ref_element(kind, a.lt.get_data_type(), a.data(), offset(a, first_a, idx), b.lt.get_data_type(), b.data(),
-                    offset(b, first_b, idx), out.lt.get_data_type(), out.data(), offset_of(out.strides, idx));
+                    offset(b, first_b, idx), out.lt.get_data_type(), out.data(), offset_of(out.strides, idx),
+                    shift_right);
+    });
+}
+
+/// Reference for one op of one or three inputs (LogicalNot, BitwiseNot;
+/// Where and Select: condition, x, y), every input lined up with the
+/// output's trailing dims (numpy).
+inline void ref_nary(op::kind kind, const std::vector<const buffer *> &in, buffer &out) {
+    const dims &shape = out.lt.get_dims();
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    const size_t es = data_type_size(out.lt.get_data_type());
+    for_each_index(shape, [&](int64_t, const dims &idx) {
+        std::vector<const unsigned char *> at;
+        for (const buffer *x : in) {
+            int64_t off = 0;
+            const dims &d = x->lt.get_dims();
+            const int64_t first = rank - static_cast<int64_t>(d.size());
+            for (size_t k = 0; k < d.size(); ++k)
+                if (d[k] != 1) off += idx[first + static_cast<int64_t>(k)] * x->strides[k];
+            at.push_back(static_cast<const unsigned char *>(x->data()) + off * data_type_size(x->lt.get_data_type()));
+        }
+        unsigned char *o = static_cast<unsigned char *>(out.data()) + offset_of(out.strides, idx) * es;
+        if (kind == op::kind::LogicalNot) {
+            *o = *at[0] == 0;
+        } else if (kind == op::kind::BitwiseNot) {
+            for (size_t b = 0; b < es; ++b) o[b] = static_cast<unsigned char>(~at[0][b]);
+        } else { // Where, Select
+            std::memcpy(o, *at[0] != 0 ? at[1] : at[2], es);
+        }
     });
 }
 
@@ -412,6 +469,22 @@ inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::sh
         for (size_t i = 0; i < ops.size(); ++i) {
             const op &o = ops[i];
             if (done[i]) continue;
+            if (ref_computes_nary(o.get_kind())) {
+                std::vector<const buffer *> in;
+                for (const auto &lt : o.get_inputs())
+                    if (values.count(lt.get_id())) in.push_back(values.at(lt.get_id()).get());
+                if (in.size() != o.get_inputs().size()) continue;
+                dims shape;
+                for (const buffer *x : in) shape = numpy_broadcast(shape, x->lt.get_dims());
+                const dt type = o.get_kind() == op::kind::Where || o.get_kind() == op::kind::Select
+                                    ? in[1]->lt.get_data_type()
+                                    : in[0]->lt.get_data_type();
+                auto out = std::make_shared<buffer>(logical_tensor(o.get_outputs()[0].get_id(), type, shape));
+                ref_nary(o.get_kind(), in, *out);
+                values[out->lt.get_id()] = out;
+                done[i] = true, ++finished;
+                continue;
+            }
             if (!ref_computes(o.get_kind()) || o.get_inputs().size() != 2) {
                 done[i] = true, ++finished; // End, and kinds the reference does not compute
                 continue;
@@ -422,7 +495,10 @@ inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::sh
             const dims shape = broadcast_shape(o, a.lt.get_dims(), b.lt.get_dims());
             auto out = std::make_shared<buffer>(logical_tensor(
                 o.get_outputs()[0].get_id(), reference_type(o, a.lt.get_data_type(), b.lt.get_data_type()), shape));
-            ref_binary(o.get_kind(), a, b, *out, legacy_first_dim(o, a.lt.get_dims().size(), b.lt.get_dims().size()));
+            auto dir = o.get_attrs().find(op::attr::direction);
+            const bool right = dir != o.get_attrs().end() && std::get<std::string>(dir->second) == "RIGHT";
+            ref_binary(o.get_kind(), a, b, *out, legacy_first_dim(o, a.lt.get_dims().size(), b.lt.get_dims().size()),
+                       right);
             values[out->lt.get_id()] = out;
             done[i] = true, ++finished;
         }

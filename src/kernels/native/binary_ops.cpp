@@ -247,6 +247,88 @@ struct less_equal_fn {
     template <typename T> static bool scalar(T x, T y) { return x <= y; }
 };
 
+// Logical ops over boolean bytes (any nonzero byte is true; results 0/1).
+template <class V> V as_bit(V v) { return hn::Min(v, hn::Set(hn::DFromV<V>(), 1)); }
+struct logical_and_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a, V b) { return hn::And(as_bit(a), as_bit(b)); }
+    template <typename T> static T scalar(T x, T y) { return (x != 0) && (y != 0); }
+};
+struct logical_or_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a, V b) { return hn::Or(as_bit(a), as_bit(b)); }
+    template <typename T> static T scalar(T x, T y) { return (x != 0) || (y != 0); }
+};
+struct logical_xor_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a, V b) { return hn::Xor(as_bit(a), as_bit(b)); }
+    template <typename T> static T scalar(T x, T y) { return (x != 0) != (y != 0); }
+};
+struct logical_not_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a) { return hn::Xor(as_bit(a), hn::Set(hn::DFromV<V>(), 1)); }
+    template <typename T> static T scalar(T x) { return x == 0; }
+};
+// Bitwise ops over integers.
+struct bitwise_and_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a, V b) { return hn::And(a, b); }
+    template <typename T> static T scalar(T x, T y) { return static_cast<T>(x & y); }
+};
+struct bitwise_or_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a, V b) { return hn::Or(a, b); }
+    template <typename T> static T scalar(T x, T y) { return static_cast<T>(x | y); }
+};
+struct bitwise_xor_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a, V b) { return hn::Xor(a, b); }
+    template <typename T> static T scalar(T x, T y) { return static_cast<T>(x ^ y); }
+};
+struct bitwise_not_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a) { return hn::Not(a); }
+    template <typename T> static T scalar(T x) { return static_cast<T>(~x); }
+};
+// BitShift of unsigned integers: counts of the bit width or more give 0.
+struct shift_left_fn {
+    template <typename T> static constexpr bool vector = false;
+    template <class V> static V vec(V a, V) { return a; }
+    template <typename T> static T scalar(T x, T y) { return static_cast<uint64_t>(y) >= 8 * sizeof(T) ? T{0} : static_cast<T>(x << y); }
+};
+struct shift_right_fn {
+    template <typename T> static constexpr bool vector = false;
+    template <class V> static V vec(V a, V) { return a; }
+    template <typename T> static T scalar(T x, T y) { return static_cast<uint64_t>(y) >= 8 * sizeof(T) ? T{0} : static_cast<T>(x >> y); }
+};
+
+// out = F(a) over one type T.
+template <class F, typename T>
+void unary(const void *const *in, const int64_t *strides, void *out_, int64_t n, bool stream) {
+    const T *a = static_cast<const T *>(in[0]);
+    const int64_t sa = strides[0];
+    T *out = static_cast<T *>(out_);
+    auto scalar = [&](int64_t i) { return F::template scalar<T>(a[sa * i]); };
+    if constexpr (F::template vector<T>) {
+        const hn::ScalableTag<T> d;
+        store_loop(
+            d, hn::Lanes(d), out, n, stream, [&](int64_t i) { return F::vec(load_operand(d, a, sa, i)); }, scalar, a,
+            sa, a, int64_t{0});
+    } else {
+        static_cast<void>(stream);
+        for (int64_t i = 0; i < n; ++i) out[i] = scalar(i);
+    }
+}
+
+// out = cond ? x : y (Where, Select) for elements of T's size; the condition
+// is boolean bytes, any nonzero byte true.
+template <typename T> void select_values(const void *const *in, const int64_t *st, void *out_, int64_t n, bool) {
+    const uint8_t *c = static_cast<const uint8_t *>(in[0]);
+    const T *x = static_cast<const T *>(in[1]), *y = static_cast<const T *>(in[2]);
+    T *out = static_cast<T *>(out_);
+    for (int64_t i = 0; i < n; ++i) out[i] = c[st[0] * i] ? x[st[1] * i] : y[st[2] * i];
+}
+
 // out = F(a, b) over one type T (integers wrap; floats IEEE).
 template <class F, typename T>
 void binary(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
@@ -895,6 +977,20 @@ template <class F> void set_arithmetic(element_ops &o, ew_fn f, bool mixed) {
     set<binary_f32<F, f16_io, f32_io, f32_io>, uint16_t, float, float>(o, f, dt::f16, dt::f32);
 }
 
+// An integer function over every integer type (kUnsignedOnly: u8 .. u64).
+template <class F, bool kUnsignedOnly = false> void set_integer(element_ops &o, ew_fn f) {
+    using dt = data_type;
+    set<binary<F, uint8_t>, uint8_t, uint8_t, uint8_t>(o, f, dt::u8, dt::u8);
+    set<binary<F, uint16_t>, uint16_t, uint16_t, uint16_t>(o, f, dt::u16, dt::u16);
+    set<binary<F, uint32_t>, uint32_t, uint32_t, uint32_t>(o, f, dt::u32, dt::u32);
+    set<binary<F, uint64_t>, uint64_t, uint64_t, uint64_t>(o, f, dt::u64, dt::u64);
+    if constexpr (kUnsignedOnly) return;
+    set<binary<F, int8_t>, int8_t, int8_t, int8_t>(o, f, dt::s8, dt::s8);
+    set<binary<F, int16_t>, int16_t, int16_t, int16_t>(o, f, dt::s16, dt::s16);
+    set<binary<F, int32_t>, int32_t, int32_t, int32_t>(o, f, dt::s32, dt::s32);
+    set<binary<F, int64_t>, int64_t, int64_t, int64_t>(o, f, dt::s64, dt::s64);
+}
+
 // A comparison over every float and integer type, boolean bytes out.
 template <class F> void set_comparison(element_ops &o, ew_fn f) {
     using dt = data_type;
@@ -931,6 +1027,38 @@ const element_ops *get_element_ops() {
         set_comparison<greater_equal_fn>(o, ew_fn::greater_equal);
         set_comparison<less_fn>(o, ew_fn::less);
         set_comparison<less_equal_fn>(o, ew_fn::less_equal);
+        set<binary<logical_and_fn, uint8_t>, uint8_t, uint8_t, uint8_t>(o, ew_fn::logical_and, dt::boolean, dt::boolean);
+        set<binary<logical_or_fn, uint8_t>, uint8_t, uint8_t, uint8_t>(o, ew_fn::logical_or, dt::boolean, dt::boolean);
+        set<binary<logical_xor_fn, uint8_t>, uint8_t, uint8_t, uint8_t>(o, ew_fn::logical_xor, dt::boolean, dt::boolean);
+        o.nary[static_cast<int>(ew_fn::logical_not)][dtype_index(dt::boolean)] = unary<logical_not_fn, uint8_t>;
+        set_integer<bitwise_and_fn>(o, ew_fn::bitwise_and);
+        set_integer<bitwise_or_fn>(o, ew_fn::bitwise_or);
+        set_integer<bitwise_xor_fn>(o, ew_fn::bitwise_xor);
+        set_integer<shift_left_fn, true>(o, ew_fn::shift_left);
+        set_integer<shift_right_fn, true>(o, ew_fn::shift_right);
+        {
+            auto &not_ = o.nary[static_cast<int>(ew_fn::bitwise_not)];
+            not_[dtype_index(dt::s8)] = unary<bitwise_not_fn, int8_t>;
+            not_[dtype_index(dt::u8)] = unary<bitwise_not_fn, uint8_t>;
+            not_[dtype_index(dt::s16)] = unary<bitwise_not_fn, int16_t>;
+            not_[dtype_index(dt::u16)] = unary<bitwise_not_fn, uint16_t>;
+            not_[dtype_index(dt::s32)] = unary<bitwise_not_fn, int32_t>;
+            not_[dtype_index(dt::u32)] = unary<bitwise_not_fn, uint32_t>;
+            not_[dtype_index(dt::s64)] = unary<bitwise_not_fn, int64_t>;
+            not_[dtype_index(dt::u64)] = unary<bitwise_not_fn, uint64_t>;
+        }
+        // Where and Select move elements: one loop per element size.
+        for (int t = 1; t < kNumDataTypes; ++t) {
+            nary_fn fn = nullptr;
+            switch (data_type_size(data_type_at(t))) {
+            case 1: fn = select_values<uint8_t>; break;
+            case 2: fn = select_values<uint16_t>; break;
+            case 4: fn = select_values<uint32_t>; break;
+            case 8: fn = select_values<uint64_t>; break;
+            default: fn = select_values<string_view_t>; break;
+            }
+            o.nary[static_cast<int>(ew_fn::select)][t] = fn;
+        }
         // Equal also takes booleans and strings, and compares f16/bf16 by their
         // bits (exact without F16C, and faster).
         set<compare<equal_fn, uint8_t, true>, uint8_t, uint8_t, uint8_t>(o, ew_fn::equal, dt::boolean, dt::boolean);

@@ -17,6 +17,8 @@ using binary_fn = void (*)(const void *a, int64_t sa, const void *b, int64_t sb,
 /// r * po elements after the first (pitches in elements).
 using rows_fn = void (*)(const void *a, int64_t sa, int64_t pa, const void *b, int64_t sb, int64_t pb, void *out,
                          int64_t po, int64_t n, int64_t rows, bool stream);
+/// out = f(in[0][i * strides[0]], ...) over one or three inputs (strides 0 or 1).
+using nary_fn = void (*)(const void *const *in, const int64_t *strides, void *out, int64_t n, bool stream);
 /// A chain evaluated in registers: out = f(f(f(in[0], in[1]), in[2]), ...)
 /// over `count` >= 2 operands of one type, each partial result rounded to
 /// that type exactly as the unfused ops would store it. Strides 0 or 1.
@@ -44,7 +46,10 @@ struct element_ops {
     // [fn][a][b]: out = fn(a, b); integers wrap, f16/bf16 computed in f32 and rounded once
     binary_fn binary[kNumEwFns][kNumDataTypes][kNumDataTypes];
     rows_fn binary_rows[kNumEwFns][kNumDataTypes][kNumDataTypes]; // the same over rows, one call for many short rows
-    transpose_fn transpose[4];                                    // for elements of 1, 2, 4 and 8 bytes
+    // [fn][t]: unary functions by their input's type, ternary ones (Where,
+    // Select: a boolean condition first) by their values' type
+    nary_fn nary[kNumEwFns][kNumDataTypes];
+    transpose_fn transpose[4]; // for elements of 1, 2, 4 and 8 bytes
     // [fn][t]: a left-to-right chain of fn over one type in registers (Add: f32, bf16, f16)
     chain_fn chain[kNumEwFns][kNumDataTypes];
     // [fn][t]: fn of two operands along their rows into a transposed output (Add: f32)

@@ -117,9 +117,11 @@ struct tile_writer {
 };
 
 struct node_plan {
-    binary_fn fn;
-    rows_fn rows; // fn over many rows in one call
-    int arg[2];
+    binary_fn fn;   // two args
+    rows_fn rows;   // fn over many rows in one call
+    nary_fn nary;   // one or three args
+    int n_args;
+    int arg[kMaxArgs];
     size_t res_slot; // scratch offset of the result, unless it goes straight to the output
 };
 
@@ -172,10 +174,15 @@ public:
         const element_ops &ops = element_ops_for_cpu();
         for (const auto &n : e.nodes) {
             const int f = static_cast<int>(n.fn), ta = dtype_index(n.in_dt[0]), tb = dtype_index(n.in_dt[1]);
-            node_plan p{ops.binary[f][ta][tb], ops.binary_rows[f][ta][tb], {n.arg[0], n.arg[1]}, slot(8)};
-            if (n.n_args != 2 || !p.fn)
+            node_plan p{nullptr, nullptr, nullptr, n.n_args, {n.arg[0], n.arg[1], n.arg[2]}, slot(8)};
+            if (n.n_args == 2)
+                p.fn = ops.binary[f][ta][tb], p.rows = ops.binary_rows[f][ta][tb];
+            else // unary: its input's type; ternary (a condition first): the values' type
+                p.nary = ops.nary[f][dtype_index(n.in_dt[n.n_args == 3 ? 1 : 0])];
+            if (!p.fn && !p.nary)
                 fail(status::unimplemented, "native kernel: no ", op_kind_name(n.kind), " for ",
-                     data_type_name(n.in_dt[0]), ",", data_type_name(n.in_dt[1]));
+                     data_type_name(n.in_dt[0]), n.n_args > 1 ? "," : "",
+                     n.n_args > 1 ? data_type_name(n.in_dt[1]) : "");
             nodes_.push_back(p);
         }
         plan_chain(e);
@@ -188,7 +195,7 @@ public:
             (nodes_.size() == 1 || chain_) && out_strides_[rank - 1] == 1 &&
             std::all_of(inner_strides_.begin(), inner_strides_.end(), [](int64_t s) { return s == 0 || s == 1; });
         row_block_ = in_place ? std::numeric_limits<int64_t>::max() : block_;
-        rows_path_ = in_place && nodes_.size() == 1 && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow;
+        rows_path_ = in_place && nodes_.size() == 1 && nodes_[0].rows && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow;
     }
 
     // A chain of one function over one type, each node applying it to the
@@ -520,7 +527,7 @@ private:
                     out_off += off;
             }
             if (strip_add_) {
-                const auto &[x, y] = nodes_[0].arg;
+                const int x = nodes_[0].arg[0], y = nodes_[0].arg[1];
                 strip_add_(base[x], operands_[x].strides[rank - 2], base[y], operands_[y].strides[rank - 2],
                            static_cast<unsigned char *>(output) + out_off * es_out, ds, tile, cols, strip_stream_);
                 continue;
@@ -635,26 +642,30 @@ private:
         if (chain_) return eval_chain(scratch, view, stride, out, out_stride, len, stream);
         for (size_t n = 0; n < nodes_.size(); ++n) {
             const node_plan &p = nodes_[n];
-            const void *a[2];
-            int64_t sa[2];
-            for (int k = 0; k < 2; ++k) {
+            const void *a[kMaxArgs];
+            int64_t sa[kMaxArgs];
+            bool scalar = true; // one value for the whole block
+            for (int k = 0; k < p.n_args; ++k) {
                 const size_t v = p.arg[k] >= 0 ? static_cast<size_t>(p.arg[k]) : n_ops + ~p.arg[k];
                 a[k] = view[v], sa[k] = stride[v];
+                scalar = scalar && sa[k] == 0;
             }
-            const bool scalar = sa[0] == 0 && sa[1] == 0; // one value for the whole block
             const bool direct = n + 1 == nodes_.size() && out_stride == 1 && !scalar;
             // A streaming chain: the operands an op reads from memory are
             // fetched ahead just before it runs, a few lines at a time, not
             // all at the block's start (the last op's loop fetches its own).
             if (stream && nodes_.size() > 1 && !direct)
-                for (int k = 0; k < 2; ++k)
+                for (int k = 0; k < p.n_args; ++k)
                     if (p.arg[k] >= 0 && row_stride[p.arg[k]] == 1) {
                         const auto *at = static_cast<const unsigned char *>(a[k]) + kPrefetchAhead;
                         for (int64_t b = 0; b < len * static_cast<int64_t>(operands_[p.arg[k]].elem_size); b += 64)
                             __builtin_prefetch(at + b, 0, 3);
                     }
             unsigned char *dest = direct ? out : scratch + p.res_slot;
-            p.fn(a[0], sa[0], a[1], sa[1], dest, scalar ? 1 : len, direct && stream);
+            if (p.fn)
+                p.fn(a[0], sa[0], a[1], sa[1], dest, scalar ? 1 : len, direct && stream);
+            else
+                p.nary(a, sa, dest, scalar ? 1 : len, direct && stream);
             view[n_ops + n] = dest, stride[n_ops + n] = scalar ? 0 : 1;
         }
         const size_t last = n_ops + nodes_.size() - 1;
