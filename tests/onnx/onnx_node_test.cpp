@@ -1,13 +1,17 @@
-// ONNX's own node tests for Add and Equal (shipped by Debian's
-// libonnx-testdata as model.onnx + TensorProto .pb files), run through
-// fusebox and compared element for element with ONNX's expected outputs.
+// ONNX's own node tests of the elementwise ops fusebox runs (shipped by
+// Debian's libonnx-testdata as model.onnx + TensorProto .pb files), each
+// model's nodes built into one fusebox graph, run partition by partition and
+// compared element for element with ONNX's expected outputs.
 #include <gtest/gtest.h>
 
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <variant>
 
+#include "graph_runner.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -83,54 +87,150 @@ buffer to_buffer(const onnx::TensorProto &t, size_t id, std::vector<std::string>
     return b;
 }
 
+// ONNX op types and the fusebox kinds they map onto (ELEMENTWISE.md).
+const std::map<std::string, op::kind> kOnnxOps = {
+    {"Add", op::kind::Add},
+    {"Sub", op::kind::Subtract},
+    {"Mul", op::kind::Multiply},
+    {"Div", op::kind::Divide},
+    {"Max", op::kind::Maximum},
+    {"Min", op::kind::Minimum},
+    {"Equal", op::kind::Equal},
+    {"Greater", op::kind::Greater},
+    {"GreaterOrEqual", op::kind::GreaterEqual},
+    {"Less", op::kind::Less},
+    {"LessOrEqual", op::kind::LessEqual},
+    {"And", op::kind::LogicalAnd},
+    {"Or", op::kind::LogicalOr},
+    {"Xor", op::kind::LogicalXor},
+    {"Not", op::kind::LogicalNot},
+    {"BitwiseAnd", op::kind::BitwiseAnd},
+    {"BitwiseOr", op::kind::BitwiseOr},
+    {"BitwiseXor", op::kind::BitwiseXor},
+    {"BitwiseNot", op::kind::BitwiseNot},
+    {"BitShift", op::kind::BitShift},
+    {"Where", op::kind::Where},
+};
+
+// The node test folders of those ops (test_<op>..., not other ops sharing a prefix).
 std::vector<fs::path> node_test_dirs() {
+    const char *prefixes[] = {"test_add",     "test_sub",     "test_mul",   "test_div_", "test_div",  "test_max_",
+                              "test_min_",    "test_equal",   "test_greater", "test_less", "test_and",  "test_or",
+                              "test_xor",     "test_not_",    "test_bitwise_", "test_bitshift", "test_where"};
     std::vector<fs::path> dirs;
     if (!fs::exists(kNodeTests)) return dirs;
     for (const auto &e : fs::directory_iterator(kNodeTests)) {
         const std::string name = e.path().filename().string();
-        if (name.rfind("test_add", 0) == 0 || name.rfind("test_equal", 0) == 0) dirs.push_back(e.path());
+        for (const char *p : prefixes)
+            if (name.rfind(p, 0) == 0 && name.rfind("test_maxpool", 0) != 0 && name.rfind("test_maxunpool", 0) != 0) {
+                dirs.push_back(e.path());
+                break;
+            }
     }
     std::sort(dirs.begin(), dirs.end());
     return dirs;
 }
 
-void run_node_test(const fs::path &dir) {
-    const auto model = read_proto<onnx::ModelProto>(dir / "model.onnx");
-    ASSERT_EQ(model.graph().node_size(), 1);
-    const onnx::NodeProto &node = model.graph().node(0);
-    const op::kind kind = node.op_type() == "Add" ? op::kind::Add : op::kind::Equal;
-    ASSERT_TRUE(node.op_type() == "Add" || node.op_type() == "Equal") << node.op_type();
+// Builds the model's nodes as ops over tensor ids (one per value name).
+// Returns false (with the reason) when a node is not one fusebox runs.
+bool build_ops(const onnx::GraphProto &g, std::map<std::string, size_t> &ids, std::vector<op> &ops, std::string &why) {
+    auto id_of = [&](const std::string &name) { return ids.emplace(name, ids.size()).first->second; };
+    for (const auto &in : g.input()) id_of(in.name());
+    for (int i = 0; i < g.node_size(); ++i) {
+        const onnx::NodeProto &n = g.node(i);
+        auto kind = kOnnxOps.find(n.op_type());
+        if (kind == kOnnxOps.end()) return why = "op " + n.op_type() + " is not elementwise", false;
+        std::vector<logical_tensor> in, out;
+        for (const auto &name : n.input()) in.emplace_back(id_of(name), dt::undef, logical_tensor::layout_type::any);
+        for (const auto &name : n.output()) out.emplace_back(id_of(name), dt::undef, logical_tensor::layout_type::any);
+        op o(static_cast<size_t>(i), kind->second, in, out, n.name());
+        for (const auto &attr : n.attribute()) { // the legacy rule of opset 1/6; BitShift's direction
+            if (attr.name() == "broadcast") o.set_attr(op::attr::broadcast, static_cast<int64_t>(attr.i()));
+            if (attr.name() == "axis") o.set_attr(op::attr::axis, static_cast<int64_t>(attr.i()));
+            if (attr.name() == "direction") o.set_attr(op::attr::direction, attr.s());
+        }
+        ops.push_back(std::move(o));
+    }
+    return true;
+}
 
+// Runs one node test; returns false (with the reason) when it was skipped.
+bool run_node_test(const fs::path &dir, std::string &why) {
+    const auto model = read_proto<onnx::ModelProto>(dir / "model.onnx");
+    const onnx::GraphProto &g = model.graph();
+    std::map<std::string, size_t> ids;
+    std::vector<op> ops;
+    if (!build_ops(g, ids, ops, why)) return false;
+    bool ran = false;
     for (const auto &set : fs::directory_iterator(dir)) {
         if (!set.is_directory()) continue;
         SCOPED_TRACE(set.path().string());
-        std::vector<std::string> sa, sb, so;
-        const buffer a = to_buffer(read_proto<onnx::TensorProto>(set.path() / "input_0.pb"), 0, sa);
-        const buffer b = to_buffer(read_proto<onnx::TensorProto>(set.path() / "input_1.pb"), 1, sb);
-        const buffer want = to_buffer(read_proto<onnx::TensorProto>(set.path() / "output_0.pb"), 2, so);
-        op o = binary_op(kind, a.lt, b.lt);
-        for (const auto &attr : node.attribute()) { // the legacy rule of opset 1/6
-            if (attr.name() == "broadcast") o.set_attr(op::attr::broadcast, static_cast<int64_t>(attr.i()));
-            if (attr.name() == "axis") o.set_attr(op::attr::axis, static_cast<int64_t>(attr.i()));
+        std::vector<std::vector<std::string>> strings(g.input_size() + g.output_size());
+        std::map<size_t, std::shared_ptr<buffer>> inputs;
+        std::vector<logical_tensor> typed_inputs;
+        for (int k = 0; k < g.input_size(); ++k) {
+            const size_t id = ids.at(g.input(k).name());
+            auto b = std::make_shared<buffer>(to_buffer(
+                read_proto<onnx::TensorProto>(set.path() / ("input_" + std::to_string(k) + ".pb")), id, strings[k]));
+            inputs[id] = b;
+        }
+        // Input descriptors with their types, so that finalize infers the rest.
+        std::vector<op> typed = ops;
+        for (op &o : typed) {
+            std::vector<logical_tensor> in;
+            for (const auto &lt : o.get_inputs())
+                in.push_back(inputs.count(lt.get_id()) ? inputs.at(lt.get_id())->lt : lt);
+            op copy(o.get_id(), o.get_kind(), in, o.get_outputs(), o.get_name());
+            for (const auto &[a, value] : o.get_attrs()) std::visit([&](const auto &v) { copy.set_attr(a, v); }, value);
+            o = copy;
         }
         for (const char *mode : {"native", "auto"}) {
             kernel_env env(mode);
-            buffer got = run_single(o, a, b);
-            ASSERT_EQ(got.lt.get_data_type(), want.lt.get_data_type());
-            ASSERT_EQ(got.lt.get_dims(), want.lt.get_dims());
-            EXPECT_TRUE(same_elements(want, got)) << mode;
+            graph fg(engine::kind::cpu);
+            for (const op &o : typed) fg.add_op(o);
+            fg.finalize();
+            for (const partition &p : fg.get_partitions())
+                if (!p.is_supported()) return why = "a node's input count or types are not ones fusebox runs", false;
+            auto values = inputs;
+            run_graph(fg, partition::policy::fusion, values);
+            for (int k = 0; k < g.output_size(); ++k) {
+                const buffer want =
+                    to_buffer(read_proto<onnx::TensorProto>(set.path() / ("output_" + std::to_string(k) + ".pb")), 0,
+                              strings[g.input_size() + k]);
+                const buffer &got = *values.at(ids.at(g.output(k).name()));
+                EXPECT_EQ(got.lt.get_data_type(), want.lt.get_data_type());
+                EXPECT_EQ(got.lt.get_dims(), want.lt.get_dims());
+                if (got.lt.get_data_type() == want.lt.get_data_type() && got.lt.get_dims() == want.lt.get_dims())
+                    EXPECT_TRUE(same_elements(want, got)) << mode;
+            }
         }
+        ran = true;
     }
+    if (!ran) why = "no test data sets";
+    return ran;
 }
 
-TEST(onnx_node_tests, every_add_and_equal_node_test_matches) {
+TEST(onnx_node_tests, every_node_test_of_the_elementwise_ops_matches) {
     const auto dirs = node_test_dirs();
     if (dirs.empty()) GTEST_SKIP() << "libonnx-testdata is not installed at " << kNodeTests;
-    EXPECT_GE(dirs.size(), 5u); // test_add, test_add_bcast, test_add_uint8, test_equal, test_equal_bcast
+    size_t ran = 0;
+    std::vector<std::string> skipped;
     for (const auto &dir : dirs) {
         SCOPED_TRACE(dir.filename().string());
-        run_node_test(dir);
+        std::string why;
+        if (run_node_test(dir, why))
+            ++ran;
+        else
+            skipped.push_back(dir.filename().string() + " (" + why + ")");
     }
+    for (const auto &s : skipped) std::printf("skipped %s\n", s.c_str());
+    std::printf("ran %zu of %zu node tests\n", ran, dirs.size());
+    // Skipped only: Max/Min of one or three inputs (variadic forms not built yet).
+    for (const auto &s : skipped)
+        EXPECT_TRUE(s.rfind("test_max_example", 0) == 0 || s.rfind("test_min_example", 0) == 0 ||
+                    s.rfind("test_max_one_input", 0) == 0 || s.rfind("test_min_one_input", 0) == 0)
+            << s;
+    EXPECT_GE(ran, 90u);
 }
 
 } // namespace
