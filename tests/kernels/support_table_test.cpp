@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "onednn_probe.hpp"
+#include "ops/elementwise.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -126,6 +127,39 @@ std::string generate() {
 TEST(support_table, doc_matches_what_the_code_does) {
     EXPECT_TRUE(doc_section_matches("doc/SUPPORT.md", "support-table", "tests/kernels/support_table_test.cpp",
                                     generate()));
+}
+
+// The op catalogue as doc/SUPPORT.md lists it: one row per op kind fusebox runs.
+std::string catalogue_table() {
+    using namespace fusebox::detail;
+    auto types = [](type_set set) {
+        std::string out;
+        for (dt t : kColumns)
+            if (set & type_bit(t)) out += (out.empty() ? "" : ", ") + std::string(data_type_name(t));
+        return out.empty() ? std::string("–") : out;
+    };
+    std::ostringstream os;
+    os << "| op kind | inputs | input types | output | legacy `broadcast`/`axis` | oneDNN binary where exact |\n"
+       << "|---|---|---|---|---|---|\n";
+    for (const auto &d : elementwise_ops()) {
+        const std::string inputs = d.inputs_min == d.inputs_max ? std::to_string(d.inputs_min)
+                                                                : std::to_string(d.inputs_min) + "–" +
+                                                                      std::to_string(d.inputs_max);
+        std::string in = types(d.types), out = "the input type";
+        if (d.rule == type_rule::same_to_bool) out = "boolean";
+        if (d.rule == type_rule::select) in = "boolean condition; values: " + in, out = "the values' type";
+        if (d.mixed_f32) in += "; f32 with bf16 or f16 (either order) -> f32";
+        std::string onednn = types(d.onednn_exact);
+        if (d.onednn_flushing) onednn += " (" + types(d.onednn_flushing) + " with a relaxed fpmath mode)";
+        os << "| " << op_kind_name(d.kind) << " | " << inputs << " | " << in << " | " << out << " | "
+           << (d.legacy_broadcast ? "yes" : "–") << " | " << onednn << " |\n";
+    }
+    return os.str();
+}
+
+TEST(support_table, catalogue_doc_matches_the_catalogue) {
+    EXPECT_TRUE(
+        doc_section_matches("doc/SUPPORT.md", "catalogue", "tests/kernels/support_table_test.cpp", catalogue_table()));
 }
 
 } // namespace
