@@ -80,6 +80,9 @@ const std::vector<elementwise_def> &table() {
      false, false, false, 0, 0, 0},
     {op::kind::Select, ew_fn::select, 3, 3, type_rule::select, set_of({dt::f32, dt::bf16, dt::f16}), false, false,
      false, false, 0, 0, 0, true},
+    // Mod-10 .. -13 (`fmod` picks the function; floats need fmod=1).
+    {op::kind::Mod, ew_fn::mod, 2, 2, type_rule::same, kNumeric, false, false, false, false, 0, 0, 0, false,
+     op::attr::fmod},
     // Equal-1 .. Equal-19.
     {op::kind::Equal, ew_fn::equal, 2, 2, type_rule::same_to_bool, kNumeric | set_of({dt::boolean, dt::string}),
      false, true, false, true, dnnl_binary_eq, set_of({dt::f32, dt::bf16}), 0},
@@ -146,6 +149,10 @@ const elementwise_def *find_elementwise(op::kind k) {
 
 ew_fn kernel_fn(const op &o) {
     const elementwise_def &def = *find_elementwise(o.get_kind());
+    if (def.fn == ew_fn::mod) {
+        auto it = o.get_attrs().find(op::attr::fmod);
+        return it != o.get_attrs().end() && std::get<int64_t>(it->second) == 1 ? ew_fn::fmod : ew_fn::mod;
+    }
     if (def.fn == ew_fn::shift_left) {
         const auto &dir = std::get<std::string>(o.get_attrs().at(op::attr::direction));
         return dir == "LEFT" ? ew_fn::shift_left : ew_fn::shift_right;
@@ -202,6 +209,11 @@ void check_elementwise_attributes(const op &o, const elementwise_def &def) {
                      "\"");
             continue;
         }
+        case op::attr::fmod:
+            if (def.own_attr != a) break;
+            if (int64_t f = attr_as<int64_t>(o, a, "an integer"); f != 0 && f != 1)
+                fail(status::invalid_arguments, op_ref(o), ": fmod must be 0 or 1, got ", f);
+            continue;
         case op::attr::consumed_inputs:
             if (!def.consumed_inputs)
                 fail(status::invalid_arguments, op_ref(o), ": consumed_inputs is an attribute of Add-1 only");
@@ -242,6 +254,9 @@ data_type infer_output_type(const op &o, const std::vector<data_type> &in) {
         return unsupported();
     }
     if (!(def->types & type_bit(in[0]))) return unsupported();
+    if (def->kind == op::kind::Mod && is_float(in[0]) && kernel_fn(o) != ew_fn::fmod)
+        fail(status::invalid_arguments, op_ref(o), ": Mod of ", data_type_name(in[0]),
+             " needs fmod=1 (ONNX: the sign-of-the-divisor form is for integers)");
     return def->rule == type_rule::same_to_bool ? dt::boolean : in[0];
 }
 

@@ -42,8 +42,10 @@ enum class ew_fn : uint8_t {
     shift_left,
     shift_right,
     select, // cond ? x : y (Where, Select)
+    mod,    // Mod fmod=0: the sign of the divisor (integers)
+    fmod,   // Mod fmod=1: C fmod, the sign of the dividend
 };
-constexpr int kNumEwFns = 22;
+constexpr int kNumEwFns = 24;
 
 /// A set of data types, one bit per dtype_index().
 using type_set = uint32_t;

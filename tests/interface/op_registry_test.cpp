@@ -19,7 +19,7 @@ const std::set<op::kind> kRuns = {op::kind::Add,      op::kind::Subtract, op::ki
                                   op::kind::LogicalAnd, op::kind::LogicalOr, op::kind::LogicalXor,
                                   op::kind::LogicalNot, op::kind::BitwiseAnd, op::kind::BitwiseOr,
                                   op::kind::BitwiseXor, op::kind::BitwiseNot, op::kind::BitShift,
-                                  op::kind::Where, op::kind::Select};
+                                  op::kind::Where, op::kind::Select, op::kind::Mod};
 
 TEST(op_registry, names_round_trip_and_are_unique) {
     std::set<std::string> names;

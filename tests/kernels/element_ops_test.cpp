@@ -61,7 +61,10 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
     for (const auto &def : detail::elementwise_ops())
         for (dt x : def.inputs_min == 2 ? all : std::vector<dt>{})
             for (dt y : all) {
-                const bool same = x == y && (def.types & detail::type_bit(x));
+                // Mod's sign-of-the-divisor form is for integers (floats: fmod=1, checked below).
+                const bool mod_float = def.kind == op::kind::Mod && (x == dt::f16 || x == dt::bf16 || x == dt::f32 ||
+                                                                     x == dt::f64);
+                const bool same = x == y && (def.types & detail::type_bit(x)) && !mod_float;
                 const bool mixed = def.mixed_f32 && ((x == dt::f32 && (y == dt::bf16 || y == dt::f16)) ||
                                                      (y == dt::f32 && (x == dt::bf16 || x == dt::f16)));
                 expected += same || mixed;
@@ -83,8 +86,8 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
     // Add, Subtract, Multiply, Divide: 12 same-type and 4 mixed rows each;
     // Maximum, Minimum: 12; Equal: 14 (with boolean, string); 4 other
     // comparisons: 12; And, Or, Xor: boolean; 3 bitwise ops: 8 integer
-    // types; BitShift: 4 unsigned ones.
-    EXPECT_EQ(expected, 4 * 16u + 2 * 12u + 14u + 4 * 12u + 3u + 3 * 8u + 4u);
+    // types; BitShift: 4 unsigned ones; Mod (fmod=0): 8 integer types.
+    EXPECT_EQ(expected, 4 * 16u + 2 * 12u + 14u + 4 * 12u + 3u + 3 * 8u + 4u + 8u);
     std::printf("checked %zu loops on %zu instruction sets:", checked, targets.size());
     for (const element_ops *ops : targets) std::printf(" %s", ops->isa);
     std::printf("\n");
@@ -329,7 +332,7 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
 // One- and three-input loops (LogicalNot, BitwiseNot; Where, Select) and
 // BitShift to the right, every type their rows take, against the reference,
 // with operands contiguous and broadcast.
-TEST(element_ops, unary_ternary_and_right_shift_loops_match_reference) {
+TEST(element_ops, unary_ternary_right_shift_and_fmod_loops_match_reference) {
     std::mt19937_64 rng(13);
     const dt all[] = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8,  dt::u8,      dt::s16,
                       dt::u16, dt::s32,  dt::u32, dt::s64, dt::u64, dt::boolean, dt::string};
@@ -339,6 +342,20 @@ TEST(element_ops, unary_ternary_and_right_shift_loops_match_reference) {
             for (dt t : all) {
                 if (!(def.types & detail::type_bit(t))) continue;
                 const int64_t n = 77;
+                if (def.kind == op::kind::Mod) { // fmod=1, every numeric type
+                    const auto fn =
+                        ops->binary[static_cast<int>(detail::ew_fn::fmod)][detail::dtype_index(t)][detail::dtype_index(t)];
+                    ASSERT_NE(fn, nullptr) << ops->isa << " " << data_type_name(t);
+                    buffer a(logical_tensor(0, t, dims{n})), b(logical_tensor(1, t, dims{n}));
+                    fill(a, rng);
+                    fill(b, rng);
+                    buffer got(logical_tensor(2, t, dims{n})), want(logical_tensor(2, t, dims{n}));
+                    fn(a.data(), 1, b.data(), 1, got.data(), n, false);
+                    ref_binary(op::kind::Mod, a, b, want, -1, true);
+                    ASSERT_TRUE(same_elements(want, got)) << ops->isa << " fmod " << data_type_name(t);
+                    ++checked;
+                    continue;
+                }
                 if (def.kind == op::kind::BitShift) {
                     const auto fn = ops->binary[static_cast<int>(detail::ew_fn::shift_right)][detail::dtype_index(t)]
                                                [detail::dtype_index(t)];

@@ -170,7 +170,8 @@ inline bool ref_computes(op::kind kind) {
     case op::kind::BitwiseAnd:
     case op::kind::BitwiseOr:
     case op::kind::BitwiseXor:
-    case op::kind::BitShift: return true;
+    case op::kind::BitShift:
+    case op::kind::Mod: return true;
     default: return false;
     }
 }
@@ -202,6 +203,7 @@ template <typename T> bool ref_compare(op::kind kind, T x, T y) {
 /// bf16 and f32; double for f64): one IEEE operation, rounded once.
 template <typename F> F ref_float_op(op::kind kind, F x, F y) {
     switch (kind) {
+    case op::kind::Mod: return std::fmod(x, y); // floats: fmod=1 only
     case op::kind::Subtract: return x - y;
     case op::kind::Multiply: return x * y;
     case op::kind::Divide: return x / y;
@@ -221,14 +223,20 @@ template <typename F> F ref_float_op(op::kind kind, F x, F y) {
 /// exact result), division toward zero with x / 0 = 0 and INT_MIN / -1 =
 /// INT_MIN. Signed values come sign-extended, unsigned ones zero-extended.
 inline uint64_t ref_int_op(op::kind kind, bool is_signed, int64_t sx, int64_t sy, uint64_t ux, uint64_t uy,
-                           size_t bytes, bool shift_right) {
+                           size_t bytes, bool alt) {
     switch (kind) {
     case op::kind::BitwiseAnd: return ux & uy;
     case op::kind::BitwiseOr: return ux | uy;
     case op::kind::BitwiseXor: return ux ^ uy;
     case op::kind::BitShift: // unsigned types; counts of the width or more give 0
         if (uy >= 8 * bytes) return 0;
-        return shift_right ? ux >> uy : ux << uy;
+        return alt ? ux >> uy : ux << uy;
+    case op::kind::Mod: { // alt: fmod=1, the sign of the dividend
+        if (uy == 0 || (is_signed && sy == -1)) return 0;
+        if (!is_signed) return ux % uy;
+        const int64_t r = sx % sy; // C: the sign of the dividend
+        return static_cast<uint64_t>(!alt && r != 0 && ((r < 0) != (sy < 0)) ? r + sy : r);
+    }
     case op::kind::Subtract: return ux - uy;
     case op::kind::Multiply: return ux * uy;
     case op::kind::Divide:
@@ -247,9 +255,9 @@ inline uint64_t ref_int_op(op::kind kind, bool is_signed, int64_t sx, int64_t sy
 inline bool is_signed_type(dt t) { return t == dt::s8 || t == dt::s16 || t == dt::s32 || t == dt::s64; }
 
 /// Writes the reference result of `kind` on elements (a[i], b[j]) into out[k]
-/// (`shift_right`: BitShift's direction is "RIGHT").
+/// (`alt`: the op's other form — BitShift's direction "RIGHT", Mod's fmod=1).
 inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, const void *b, int64_t j, dt to,
-                        void *out, int64_t k, bool shift_right = false) {
+                        void *out, int64_t k, bool alt = false) {
     auto *o = static_cast<unsigned char *>(out);
     if (kind == op::kind::LogicalAnd || kind == op::kind::LogicalOr || kind == op::kind::LogicalXor) {
         const bool x = static_cast<const uint8_t *>(a)[i] != 0, y = static_cast<const uint8_t *>(b)[j] != 0;
@@ -276,7 +284,7 @@ inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, c
     if (!is_float_type(to)) { // the low bytes of the exact 64-bit result
         const uint64_t s = ref_int_op(kind, is_signed_type(ta), int_value(ta, a, i), int_value(tb, b, j),
                                       static_cast<uint64_t>(int_value(ta, a, i)),
-                                      static_cast<uint64_t>(int_value(tb, b, j)), data_type_size(ta), shift_right);
+                                      static_cast<uint64_t>(int_value(tb, b, j)), data_type_size(ta), alt);
         std::memcpy(o + k * data_type_size(to), &s, data_type_size(to));
         return;
     }
@@ -309,7 +317,7 @@ inline dims numpy_broadcast(const dims &a, const dims &b) {
 /// a lines up with the output's trailing dims (numpy); b too, unless
 /// `b_first_dim` >= 0 places it at that dim (legacy `axis`).
 inline void ref_binary(op::kind kind, const buffer &a, const buffer &b, buffer &out, int64_t b_first_dim = -1,
-                       bool shift_right = false) {
+                       bool alt = false) {
     const dims &shape = out.lt.get_dims();
     const int64_t rank = static_cast<int64_t>(shape.size());
     auto offset = [&](const buffer &x, int64_t first, const dims &idx) {
@@ -324,7 +332,7 @@ inline void ref_binary(op::kind kind, const buffer &a, const buffer &b, buffer &
     for_each_index(shape, [&](int64_t, const dims &idx) {
         ref_element(kind, a.lt.get_data_type(), a.data(), offset(a, first_a, idx), b.lt.get_data_type(), b.data(),
                     offset(b, first_b, idx), out.lt.get_data_type(), out.data(), offset_of(out.strides, idx),
-                    shift_right);
+                    alt);
     });
 }
 
@@ -496,7 +504,9 @@ inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::sh
             auto out = std::make_shared<buffer>(logical_tensor(
                 o.get_outputs()[0].get_id(), reference_type(o, a.lt.get_data_type(), b.lt.get_data_type()), shape));
             auto dir = o.get_attrs().find(op::attr::direction);
-            const bool right = dir != o.get_attrs().end() && std::get<std::string>(dir->second) == "RIGHT";
+            auto fmod = o.get_attrs().find(op::attr::fmod);
+            const bool right = (dir != o.get_attrs().end() && std::get<std::string>(dir->second) == "RIGHT") ||
+                               (fmod != o.get_attrs().end() && std::get<int64_t>(fmod->second) == 1);
             ref_binary(o.get_kind(), a, b, *out, legacy_first_dim(o, a.lt.get_dims().size(), b.lt.get_dims().size()),
                        right);
             values[out->lt.get_id()] = out;

@@ -35,6 +35,20 @@ template <typename T> T int_divide(T x, T y) {
     return static_cast<T>(x / y);
 }
 
+// Mod as ELEMENTWISE.md fixes it for integers: fmod=0 takes the sign of the
+// divisor (Python's %), fmod=1 that of the dividend (C's %); x mod 0 = 0 and
+// INT_MIN mod -1 = 0, never a trap.
+template <typename T> T int_mod(T x, T y, bool c_style) {
+    if (y == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+        if (y == -1) return 0;
+        const T r = static_cast<T>(x % y);
+        return !c_style && r != 0 && ((r < 0) != (y < 0)) ? static_cast<T>(r + y) : r;
+    } else {
+        return static_cast<T>(x % y);
+    }
+}
+
 // IEEE 754-2019 maximum / minimum: NaN propagates, -0 < +0.
 template <typename T> T ieee_max(T x, T y) {
     if (x != x) return x;
@@ -214,6 +228,24 @@ struct minimum_fn {
     template <typename T> static T scalar(T x, T y) {
         if constexpr (kIsInt<T>) return x < y ? x : y;
         else return ieee_min(x, y);
+    }
+};
+
+// Mod: no vector body (integer division, and fmod); floats take fmod=1 only.
+struct mod_fn {
+    template <typename T> static constexpr bool vector = false;
+    template <class V> static V vec(V a, V) { return a; }
+    template <typename T> static T scalar(T x, T y) {
+        if constexpr (kIsInt<T>) return int_mod(x, y, false);
+        else return std::fmod(x, y);
+    }
+};
+struct fmod_fn {
+    template <typename T> static constexpr bool vector = false;
+    template <class V> static V vec(V a, V) { return a; }
+    template <typename T> static T scalar(T x, T y) {
+        if constexpr (kIsInt<T>) return int_mod(x, y, true);
+        else return std::fmod(x, y);
     }
 };
 
@@ -539,7 +571,7 @@ void binary_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *ou
     auto *out = static_cast<typename O::storage *>(out_);
     auto scalar = [&](int64_t i) { return O::from_f32(F::template scalar<float>(A::to_f32(a[sa * i]), B::to_f32(b[sb * i]))); };
     constexpr bool any_f16 = std::is_same_v<A, f16_io> || std::is_same_v<B, f16_io> || std::is_same_v<O, f16_io>;
-    if constexpr (!kVectorF16 && any_f16) {
+    if constexpr ((!kVectorF16 && any_f16) || !F::template vector<float>) {
         for (int64_t i = 0; i < n; ++i) out[i] = scalar(i);
         (void)stream;
     } else {
@@ -1022,6 +1054,8 @@ const element_ops *get_element_ops() {
         set_arithmetic<divide_fn>(o, ew_fn::divide, true);
         set_arithmetic<maximum_fn>(o, ew_fn::maximum, false);
         set_arithmetic<minimum_fn>(o, ew_fn::minimum, false);
+        set_arithmetic<fmod_fn>(o, ew_fn::fmod, false);
+        set_integer<mod_fn>(o, ew_fn::mod);
         set_comparison<equal_fn>(o, ew_fn::equal);
         set_comparison<greater_fn>(o, ew_fn::greater);
         set_comparison<greater_equal_fn>(o, ew_fn::greater_equal);
