@@ -1,5 +1,5 @@
 // libFuzzer target: the graph API end to end. The input chooses graph
-// inputs (types, shapes and strides, valid or not), ops (Add, Equal, End, an
+// inputs (types, shapes and strides, valid or not), ops (every elementwise op fusebox runs, End, an
 // op fusebox does not run, or an unknown kind) with attributes, a partition
 // policy, the logical tensors given to compile and the kernel (automatic,
 // native or oneDNN). Every supported partition small enough is executed into
@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <memory>
 
@@ -109,17 +110,32 @@ void run(FuzzedDataProvider &in) {
             auto it = declared.find(id);
             return it != declared.end() ? it->second : lt(id, dt::undef, lt::layout_type::any);
         };
+        // The elementwise ops fusebox runs, with their input counts.
+        static const std::pair<op::kind, int> kElementwise[] = {
+            {op::kind::Add, 2},          {op::kind::Subtract, 2},   {op::kind::Multiply, 2},   {op::kind::Divide, 2},
+            {op::kind::Maximum, 2},      {op::kind::Minimum, 2},    {op::kind::Mod, 2},        {op::kind::Equal, 2},
+            {op::kind::Greater, 2},      {op::kind::GreaterEqual, 2}, {op::kind::Less, 2},     {op::kind::LessEqual, 2},
+            {op::kind::LogicalAnd, 2},   {op::kind::LogicalOr, 2},  {op::kind::LogicalXor, 2}, {op::kind::LogicalNot, 1},
+            {op::kind::BitwiseAnd, 2},   {op::kind::BitwiseOr, 2},  {op::kind::BitwiseXor, 2}, {op::kind::BitwiseNot, 1},
+            {op::kind::BitShift, 2},     {op::kind::Where, 3},      {op::kind::Select, 3}};
         op::kind kind = op::kind::Add;
+        int n_in = 2;
         switch (in.ConsumeIntegralInRange<int>(0, 9)) {
         case 0: kind = op::kind::Equal; break;
-        case 1: kind = op::kind::End; break;
-        case 2: kind = op::kind::ReLU; break;
+        case 1: kind = op::kind::End, n_in = 1; break;
+        case 2: kind = op::kind::ReLU, n_in = 1; break;
         case 3: kind = op::kind::Wildcard; break;
         case 4: kind = static_cast<op::kind>(in.ConsumeIntegral<int16_t>()); break;
+        case 5:
+        case 6:
+        case 7: {
+            const auto &[k, n] = kElementwise[in.ConsumeIntegralInRange<size_t>(0, std::size(kElementwise) - 1)];
+            kind = k, n_in = n;
+            break;
+        }
         default: break;
         }
         std::vector<lt> ins, outs;
-        const int n_in = kind == op::kind::End || kind == op::kind::ReLU ? 1 : 2;
         for (int k = n_in + (in.ConsumeIntegralInRange<int>(0, 20) == 0 ? 1 : 0); k-- > 0;) ins.push_back(use(pick()));
         if (kind != op::kind::End) {
             const size_t id = next_tensor++;
@@ -128,7 +144,7 @@ void run(FuzzedDataProvider &in) {
         }
         op o(100 + ops.size(), kind, ins, outs, "op");
         for (int a = in.ConsumeIntegralInRange<int>(0, 2); a-- > 0;) {
-            switch (in.ConsumeIntegralInRange<int>(0, 6)) {
+            switch (in.ConsumeIntegralInRange<int>(0, 7)) {
             case 0: o.set_attr(op::attr::auto_broadcast, std::string(in.ConsumeBool() ? "none" : "numpy")); break;
             case 1: o.set_attr(op::attr::auto_broadcast, in.ConsumeRandomLengthString(8)); break;
             case 2: o.set_attr(op::attr::broadcast, in.ConsumeIntegralInRange<int64_t>(-1, 2)); break;
@@ -138,6 +154,12 @@ void run(FuzzedDataProvider &in) {
                 break;
             case 4: o.set_attr(op::attr::consumed_inputs, std::vector<int64_t>{in.ConsumeIntegral<int64_t>()}); break;
             case 5: o.set_attr<float>(op::attr::alpha, in.ConsumeFloatingPoint<float>()); break;
+            case 6:
+                if (in.ConsumeBool())
+                    o.set_attr(op::attr::direction, std::string(in.ConsumeBool() ? "LEFT" : "RIGHT"));
+                else
+                    o.set_attr(op::attr::fmod, in.ConsumeIntegralInRange<int64_t>(-1, 2));
+                break;
             default: o.set_attr(static_cast<op::attr>(in.ConsumeIntegral<int16_t>()), int64_t{1}); break;
             }
         }
