@@ -30,8 +30,11 @@ def broadcast(a, b):
     return [y if x == 1 else x for x, y in zip(a, b)]
 
 
+COMPARISONS = ["Equal", "Greater", "GreaterEqual", "Less", "LessEqual"]
+
+
 def out_type(kind, ta, tb):
-    if kind == "Equal":
+    if kind in COMPARISONS:
         return "boolean"
     return ta if ta == tb else "f32"
 
@@ -83,6 +86,51 @@ for ta, tb in MIXED:
     single(f"op/add_{ta}_{tb}.json", "Add", ta, [1, 32, 28, 28], tb, [1, 32, 28, 28])
 for t in EQUAL_TYPES:
     single(f"op/equal_{t}.json", "Equal", t, [1, 32, 28, 28], t, [1, 32, 28, 28])
+
+# The other binary ops of the catalogue: each on a float, an integer and a
+# half type where it takes them, dense and per-channel.
+def attr_s(value):
+    return {"type": "string", "value": value}
+
+
+def attr_i(value):
+    return {"type": "s64", "value": value}
+
+
+BINARY = {
+    "Subtract": (["f32", "bf16", "s32", "u8"], {}),
+    "Multiply": (["f32", "f16", "s16", "u64"], {}),
+    "Divide": (["f32", "bf16", "s32", "s8"], {}),
+    "Maximum": (["f32", "f16", "s64", "u16"], {}),
+    "Minimum": (["f32", "bf16", "s8", "u32"], {}),
+    "Greater": (["f32", "bf16", "s32", "u8"], {}),
+    "GreaterEqual": (["f32", "f16", "s64"], {}),
+    "Less": (["f32", "bf16", "u16"], {}),
+    "LessEqual": (["f32", "f64", "s8"], {}),
+    "Mod": (["s32", "u8", "s64"], {}),
+    "LogicalAnd": (["boolean"], {}),
+    "LogicalOr": (["boolean"], {}),
+    "LogicalXor": (["boolean"], {}),
+    "BitwiseAnd": (["s32", "u8"], {}),
+    "BitwiseOr": (["s16", "u64"], {}),
+    "BitwiseXor": (["s64", "u32"], {}),
+    "BitShift": (["u8", "u32"], {"direction": attr_s("LEFT")}),
+}
+for kind, (types, attrs) in BINARY.items():
+    for t in types:
+        a = dict(numpy_attr(), **attrs)
+        single(f"op/{kind.lower()}_{t}.json", kind, t, [1, 32, 28, 28], t, [1, 32, 28, 28], a)
+        single(f"op/{kind.lower()}_{t}_per_channel.json", kind, t, [2, 32, 28, 28], t, [1, 32, 1, 1], a)
+single("op/mod_f32_fmod.json", "Mod", "f32", [1, 32, 28, 28], "f32", [1, 32, 28, 28],
+       dict(numpy_attr(), fmod=attr_i(1)))
+single("op/bitshift_right_u16.json", "BitShift", "u16", [1, 32, 28, 28], "u16", [28],
+       dict(numpy_attr(), direction=attr_s("RIGHT")))
+for kind, t in [("Where", "f32"), ("Where", "s64"), ("Where", "bf16"), ("Select", "f32"), ("Select", "f16")]:
+    shape, cond_shape = [2, 12, 32, 32], [2, 1, 1, 32]
+    write(f"op/{kind.lower()}_{t}.json",
+          [op(0, kind, [lt(0, "boolean", cond_shape), lt(1, t, []), lt(2, t, shape)], lt(3, t, shape), numpy_attr())])
+for kind, t in [("LogicalNot", "boolean"), ("BitwiseNot", "s32"), ("BitwiseNot", "u8")]:
+    write(f"op/{kind.lower()}_{t}.json", [op(0, kind, [lt(0, t, [1, 32, 28, 28])], lt(1, t, [1, 32, 28, 28]))])
 
 # Broadcast patterns (f32; --dt changes the type).
 single("op/add_scalar.json", "Add", "f32", [2, 64, 28, 28], "f32", [1, 1, 1, 1])
