@@ -250,33 +250,33 @@ typedef enum {
     fusebox_op_dropout,
     fusebox_op_last_symbol,
     fusebox_op_equal = 0x100, /**< ONNX Equal (fusebox only, as all below; values never change) */
-    fusebox_op_mod, /**< ONNX Mod (`fmod`) */
-    fusebox_op_sum, /**< ONNX Sum (1..N inputs) */
-    fusebox_op_mean, /**< ONNX Mean (1..N inputs) */
-    fusebox_op_greater, /**< ONNX Greater */
-    fusebox_op_less, /**< ONNX Less */
-    fusebox_op_less_equal, /**< ONNX LessOrEqual */
-    fusebox_op_logical_and, /**< ONNX And */
-    fusebox_op_logical_or, /**< ONNX Or */
-    fusebox_op_logical_xor, /**< ONNX Xor */
-    fusebox_op_logical_not, /**< ONNX Not */
-    fusebox_op_bitwise_and, /**< ONNX BitwiseAnd */
-    fusebox_op_bitwise_or, /**< ONNX BitwiseOr */
-    fusebox_op_bitwise_xor, /**< ONNX BitwiseXor */
-    fusebox_op_bitwise_not, /**< ONNX BitwiseNot */
-    fusebox_op_bit_shift, /**< ONNX BitShift (`direction`) */
-    fusebox_op_where, /**< ONNX Where (cond, x, y) */
-    fusebox_op_neg, /**< ONNX Neg */
-    fusebox_op_sign, /**< ONNX Sign */
-    fusebox_op_floor, /**< ONNX Floor */
-    fusebox_op_ceil, /**< ONNX Ceil */
-    fusebox_op_erf, /**< ONNX Erf */
-    fusebox_op_is_nan, /**< ONNX IsNaN */
-    fusebox_op_is_inf, /**< ONNX IsInf (`detect_positive`, `detect_negative`) */
-    fusebox_op_softsign, /**< ONNX Softsign */
-    fusebox_op_selu, /**< ONNX Selu (`alpha`, `gamma`) */
-    fusebox_op_clip, /**< ONNX Clip (min/max attributes or inputs) */
-    fusebox_op_cast, /**< ONNX Cast (target type: the output's) */
+    fusebox_op_mod,           /**< ONNX Mod (`fmod`) */
+    fusebox_op_sum,           /**< ONNX Sum (1..N inputs) */
+    fusebox_op_mean,          /**< ONNX Mean (1..N inputs) */
+    fusebox_op_greater,       /**< ONNX Greater */
+    fusebox_op_less,          /**< ONNX Less */
+    fusebox_op_less_equal,    /**< ONNX LessOrEqual */
+    fusebox_op_logical_and,   /**< ONNX And */
+    fusebox_op_logical_or,    /**< ONNX Or */
+    fusebox_op_logical_xor,   /**< ONNX Xor */
+    fusebox_op_logical_not,   /**< ONNX Not */
+    fusebox_op_bitwise_and,   /**< ONNX BitwiseAnd */
+    fusebox_op_bitwise_or,    /**< ONNX BitwiseOr */
+    fusebox_op_bitwise_xor,   /**< ONNX BitwiseXor */
+    fusebox_op_bitwise_not,   /**< ONNX BitwiseNot */
+    fusebox_op_bit_shift,     /**< ONNX BitShift (`direction`) */
+    fusebox_op_where,         /**< ONNX Where (cond, x, y) */
+    fusebox_op_neg,           /**< ONNX Neg */
+    fusebox_op_sign,          /**< ONNX Sign */
+    fusebox_op_floor,         /**< ONNX Floor */
+    fusebox_op_ceil,          /**< ONNX Ceil */
+    fusebox_op_erf,           /**< ONNX Erf */
+    fusebox_op_is_nan,        /**< ONNX IsNaN */
+    fusebox_op_is_inf,        /**< ONNX IsInf (`detect_positive`, `detect_negative`) */
+    fusebox_op_softsign,      /**< ONNX Softsign */
+    fusebox_op_selu,          /**< ONNX Selu (`alpha`, `gamma`) */
+    fusebox_op_clip,          /**< ONNX Clip (min/max attributes or inputs) */
+    fusebox_op_cast,          /**< ONNX Cast (target type: the output's) */
 } fusebox_op_kind_t;
 
 /** Op attributes: oneDNN Graph's (the range says the value type), then fusebox's own from 0x100. */

@@ -16,7 +16,8 @@ using dt = data_type;
 constexpr type_set set_of(std::initializer_list<dt> types) {
     type_set s = 0;
     for (dt t : types) {
-        // dtype_index() order (dtype.cpp): undef, f16, bf16, f32, f64, s8, u8, s16, u16, s32, u32, s64, u64, boolean, string
+        // dtype_index() order (dtype.cpp): undef, f16, bf16, f32, f64, s8, u8, s16, u16, s32, u32, s64, u64, boolean,
+        // string
         const dt order[] = {dt::undef, dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8,      dt::u8,    dt::s16,
                             dt::u16,   dt::s32, dt::u32,  dt::s64, dt::u64, dt::boolean, dt::string};
         for (int i = 0; i < 15; ++i)
@@ -33,59 +34,62 @@ constexpr type_set kNumeric = kFloats | kIntegers;
 // (OPS.md, ELEMENTWISE.md).
 const std::vector<elementwise_def> &table() {
     static const std::vector<elementwise_def> ops = {
-    // Add-1 .. Add-14 and oneDNN Graph's Add (mixed f32/bf16/f16 rows included).
-    {op::kind::Add, ew_fn::add, 2, 2, type_rule::same, kNumeric, true, true, true, true, dnnl_binary_add,
-     set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
-    // Sub/Mul/Div-1 .. -14 and oneDNN Graph's Subtract/Multiply/Divide.
-    {op::kind::Subtract, ew_fn::subtract, 2, 2, type_rule::same, kNumeric, true, true, false, false, dnnl_binary_sub,
-     set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
-    {op::kind::Multiply, ew_fn::multiply, 2, 2, type_rule::same, kNumeric, true, true, false, true, dnnl_binary_mul,
-     set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
-    {op::kind::Divide, ew_fn::divide, 2, 2, type_rule::same, kNumeric, true, true, false, false, dnnl_binary_div,
-     set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
-    // ONNX Max/Min-13 of two inputs and oneDNN Graph's Maximum/Minimum: IEEE
-    // 754-2019 maximum/minimum, which oneDNN's max/min (NaN dropped, -0 == +0) are not.
-    {op::kind::Maximum, ew_fn::maximum, 2, 2, type_rule::same, kNumeric, false, false, false, true, 0, 0, 0},
-    {op::kind::Minimum, ew_fn::minimum, 2, 2, type_rule::same, kNumeric, false, false, false, true, 0, 0, 0},
-    // Greater/Less-1 .. -13, GreaterOrEqual/LessOrEqual-12 .. -16, oneDNN Graph's GreaterEqual.
-    // oneDNN 2.6's gt and ge give true where an operand is NaN (measured:
-    // onednn_selection_test), so those two never lower to it.
-    {op::kind::Greater, ew_fn::greater, 2, 2, type_rule::same_to_bool, kNumeric, false, true, false, false,
-     dnnl_binary_gt, 0, 0},
-    {op::kind::GreaterEqual, ew_fn::greater_equal, 2, 2, type_rule::same_to_bool, kNumeric, false, false, false,
-     false, dnnl_binary_ge, 0, 0},
-    {op::kind::Less, ew_fn::less, 2, 2, type_rule::same_to_bool, kNumeric, false, true, false, false, dnnl_binary_lt,
-     set_of({dt::f32, dt::bf16}), 0},
-    {op::kind::LessEqual, ew_fn::less_equal, 2, 2, type_rule::same_to_bool, kNumeric, false, false, false, false,
-     dnnl_binary_le, set_of({dt::f32, dt::bf16}), 0},
-    // And/Or/Xor-1 .. -7 (legacy broadcast in opset 1), Not-1.
-    {op::kind::LogicalAnd, ew_fn::logical_and, 2, 2, type_rule::same, set_of({dt::boolean}), false, true, false, true,
-     0, 0, 0},
-    {op::kind::LogicalOr, ew_fn::logical_or, 2, 2, type_rule::same, set_of({dt::boolean}), false, true, false, true, 0,
-     0, 0},
-    {op::kind::LogicalXor, ew_fn::logical_xor, 2, 2, type_rule::same, set_of({dt::boolean}), false, true, false, true,
-     0, 0, 0},
-    {op::kind::LogicalNot, ew_fn::logical_not, 1, 1, type_rule::same, set_of({dt::boolean}), false, false, false,
-     false, 0, 0, 0},
-    // BitwiseAnd/Or/Xor/Not-18, BitShift-11 (unsigned; `direction` picks the function).
-    {op::kind::BitwiseAnd, ew_fn::bitwise_and, 2, 2, type_rule::same, kIntegers, false, false, false, true, 0, 0, 0},
-    {op::kind::BitwiseOr, ew_fn::bitwise_or, 2, 2, type_rule::same, kIntegers, false, false, false, true, 0, 0, 0},
-    {op::kind::BitwiseXor, ew_fn::bitwise_xor, 2, 2, type_rule::same, kIntegers, false, false, false, true, 0, 0, 0},
-    {op::kind::BitwiseNot, ew_fn::bitwise_not, 1, 1, type_rule::same, kIntegers, false, false, false, false, 0, 0, 0},
-    {op::kind::BitShift, ew_fn::shift_left, 2, 2, type_rule::same, set_of({dt::u8, dt::u16, dt::u32, dt::u64}), false,
-     false, false, false, 0, 0, 0, false, op::attr::direction},
-    // ONNX Where-9 .. -16 (every type) and oneDNN Graph's Select (f32, bf16, f16; the
-    // condition broadcasts one way to the values' shape).
-    {op::kind::Where, ew_fn::select, 3, 3, type_rule::select, kNumeric | set_of({dt::boolean, dt::string}), false,
-     false, false, false, 0, 0, 0},
-    {op::kind::Select, ew_fn::select, 3, 3, type_rule::select, set_of({dt::f32, dt::bf16, dt::f16}), false, false,
-     false, false, 0, 0, 0, true},
-    // Mod-10 .. -13 (`fmod` picks the function; floats need fmod=1).
-    {op::kind::Mod, ew_fn::mod, 2, 2, type_rule::same, kNumeric, false, false, false, false, 0, 0, 0, false,
-     op::attr::fmod},
-    // Equal-1 .. Equal-19.
-    {op::kind::Equal, ew_fn::equal, 2, 2, type_rule::same_to_bool, kNumeric | set_of({dt::boolean, dt::string}),
-     false, true, false, true, dnnl_binary_eq, set_of({dt::f32, dt::bf16}), 0},
+        // Add-1 .. Add-14 and oneDNN Graph's Add (mixed f32/bf16/f16 rows included).
+        {op::kind::Add, ew_fn::add, 2, 2, type_rule::same, kNumeric, true, true, true, true, dnnl_binary_add,
+         set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
+        // Sub/Mul/Div-1 .. -14 and oneDNN Graph's Subtract/Multiply/Divide.
+        {op::kind::Subtract, ew_fn::subtract, 2, 2, type_rule::same, kNumeric, true, true, false, false,
+         dnnl_binary_sub, set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
+        {op::kind::Multiply, ew_fn::multiply, 2, 2, type_rule::same, kNumeric, true, true, false, true, dnnl_binary_mul,
+         set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
+        {op::kind::Divide, ew_fn::divide, 2, 2, type_rule::same, kNumeric, true, true, false, false, dnnl_binary_div,
+         set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
+        // ONNX Max/Min-13 of two inputs and oneDNN Graph's Maximum/Minimum: IEEE
+        // 754-2019 maximum/minimum, which oneDNN's max/min (NaN dropped, -0 == +0) are not.
+        {op::kind::Maximum, ew_fn::maximum, 2, 2, type_rule::same, kNumeric, false, false, false, true, 0, 0, 0},
+        {op::kind::Minimum, ew_fn::minimum, 2, 2, type_rule::same, kNumeric, false, false, false, true, 0, 0, 0},
+        // Greater/Less-1 .. -13, GreaterOrEqual/LessOrEqual-12 .. -16, oneDNN Graph's GreaterEqual.
+        // oneDNN 2.6's gt and ge give true where an operand is NaN (measured:
+        // onednn_selection_test), so those two never lower to it.
+        {op::kind::Greater, ew_fn::greater, 2, 2, type_rule::same_to_bool, kNumeric, false, true, false, false,
+         dnnl_binary_gt, 0, 0},
+        {op::kind::GreaterEqual, ew_fn::greater_equal, 2, 2, type_rule::same_to_bool, kNumeric, false, false, false,
+         false, dnnl_binary_ge, 0, 0},
+        {op::kind::Less, ew_fn::less, 2, 2, type_rule::same_to_bool, kNumeric, false, true, false, false,
+         dnnl_binary_lt, set_of({dt::f32, dt::bf16}), 0},
+        {op::kind::LessEqual, ew_fn::less_equal, 2, 2, type_rule::same_to_bool, kNumeric, false, false, false, false,
+         dnnl_binary_le, set_of({dt::f32, dt::bf16}), 0},
+        // And/Or/Xor-1 .. -7 (legacy broadcast in opset 1), Not-1.
+        {op::kind::LogicalAnd, ew_fn::logical_and, 2, 2, type_rule::same, set_of({dt::boolean}), false, true, false,
+         true, 0, 0, 0},
+        {op::kind::LogicalOr, ew_fn::logical_or, 2, 2, type_rule::same, set_of({dt::boolean}), false, true, false, true,
+         0, 0, 0},
+        {op::kind::LogicalXor, ew_fn::logical_xor, 2, 2, type_rule::same, set_of({dt::boolean}), false, true, false,
+         true, 0, 0, 0},
+        {op::kind::LogicalNot, ew_fn::logical_not, 1, 1, type_rule::same, set_of({dt::boolean}), false, false, false,
+         false, 0, 0, 0},
+        // BitwiseAnd/Or/Xor/Not-18, BitShift-11 (unsigned; `direction` picks the function).
+        {op::kind::BitwiseAnd, ew_fn::bitwise_and, 2, 2, type_rule::same, kIntegers, false, false, false, true, 0, 0,
+         0},
+        {op::kind::BitwiseOr, ew_fn::bitwise_or, 2, 2, type_rule::same, kIntegers, false, false, false, true, 0, 0, 0},
+        {op::kind::BitwiseXor, ew_fn::bitwise_xor, 2, 2, type_rule::same, kIntegers, false, false, false, true, 0, 0,
+         0},
+        {op::kind::BitwiseNot, ew_fn::bitwise_not, 1, 1, type_rule::same, kIntegers, false, false, false, false, 0, 0,
+         0},
+        {op::kind::BitShift, ew_fn::shift_left, 2, 2, type_rule::same, set_of({dt::u8, dt::u16, dt::u32, dt::u64}),
+         false, false, false, false, 0, 0, 0, false, op::attr::direction},
+        // ONNX Where-9 .. -16 (every type) and oneDNN Graph's Select (f32, bf16, f16; the
+        // condition broadcasts one way to the values' shape).
+        {op::kind::Where, ew_fn::select, 3, 3, type_rule::select, kNumeric | set_of({dt::boolean, dt::string}), false,
+         false, false, false, 0, 0, 0},
+        {op::kind::Select, ew_fn::select, 3, 3, type_rule::select, set_of({dt::f32, dt::bf16, dt::f16}), false, false,
+         false, false, 0, 0, 0, true},
+        // Mod-10 .. -13 (`fmod` picks the function; floats need fmod=1).
+        {op::kind::Mod, ew_fn::mod, 2, 2, type_rule::same, kNumeric, false, false, false, false, 0, 0, 0, false,
+         op::attr::fmod},
+        // Equal-1 .. Equal-19.
+        {op::kind::Equal, ew_fn::equal, 2, 2, type_rule::same_to_bool, kNumeric | set_of({dt::boolean, dt::string}),
+         false, true, false, true, dnnl_binary_eq, set_of({dt::f32, dt::bf16}), 0},
     };
     return ops;
 }
@@ -109,8 +113,7 @@ std::string types_text(const std::vector<data_type> &in) {
 
 std::string shapes_text(const std::vector<dims> &in) {
     std::string s;
-    for (size_t i = 0; i < in.size(); ++i)
-        s += (i == 0 ? "" : i + 1 == in.size() ? " and " : ", ") + shape_str(in[i]);
+    for (size_t i = 0; i < in.size(); ++i) s += (i == 0 ? "" : i + 1 == in.size() ? " and " : ", ") + shape_str(in[i]);
     return s;
 }
 

@@ -19,8 +19,8 @@
 #include "interface/dump.hpp"
 #include "interface/handles.hpp"
 #include "interface/op_schema.hpp"
-#include "ops/elementwise.hpp"
 #include "interface/signature.hpp"
+#include "ops/elementwise.hpp"
 
 namespace fusebox {
 namespace detail {

@@ -46,7 +46,8 @@ TEST(mask_fusion, bert_additive_mask_is_one_partition_and_exact) {
     auto scores = std::make_shared<buffer>(lt(0, dt::f32, scores_shape));
     auto mask = std::make_shared<buffer>(lt(1, dt::f32, mask_shape));
     fill(*scores, rng);
-    for (int64_t i = 0; i < numel(mask_shape); ++i) static_cast<float *>(mask->data())[i] = static_cast<float>(rng() % 2);
+    for (int64_t i = 0; i < numel(mask_shape); ++i)
+        static_cast<float *>(mask->data())[i] = static_cast<float>(rng() % 2);
     std::vector<op> ops = {
         op(0, op::kind::Subtract, {lt(2, dt::f32, dims{}), lt(1, dt::f32, mask_shape)}, {lt(10, dt::undef, any)}),
         op(1, op::kind::Multiply, {lt(10, dt::undef, any), lt(3, dt::f32, dims{})}, {lt(11, dt::undef, any)}),

@@ -13,13 +13,12 @@ namespace {
 using namespace fbt;
 
 // The kinds fusebox runs (ELEMENTWISE.md, as far as they are built).
-const std::set<op::kind> kRuns = {op::kind::Add,      op::kind::Subtract, op::kind::Multiply,     op::kind::Divide,
-                                  op::kind::Maximum,  op::kind::Minimum,  op::kind::Equal,        op::kind::Greater,
-                                  op::kind::GreaterEqual, op::kind::Less, op::kind::LessEqual,
-                                  op::kind::LogicalAnd, op::kind::LogicalOr, op::kind::LogicalXor,
-                                  op::kind::LogicalNot, op::kind::BitwiseAnd, op::kind::BitwiseOr,
-                                  op::kind::BitwiseXor, op::kind::BitwiseNot, op::kind::BitShift,
-                                  op::kind::Where, op::kind::Select, op::kind::Mod};
+const std::set<op::kind> kRuns = {
+    op::kind::Add,        op::kind::Subtract,   op::kind::Multiply,   op::kind::Divide,       op::kind::Maximum,
+    op::kind::Minimum,    op::kind::Equal,      op::kind::Greater,    op::kind::GreaterEqual, op::kind::Less,
+    op::kind::LessEqual,  op::kind::LogicalAnd, op::kind::LogicalOr,  op::kind::LogicalXor,   op::kind::LogicalNot,
+    op::kind::BitwiseAnd, op::kind::BitwiseOr,  op::kind::BitwiseXor, op::kind::BitwiseNot,   op::kind::BitShift,
+    op::kind::Where,      op::kind::Select,     op::kind::Mod};
 
 TEST(op_registry, names_round_trip_and_are_unique) {
     std::set<std::string> names;
@@ -75,7 +74,10 @@ std::string kinds_table() {
     };
     os << "| op kind | fusebox runs it | inputs | outputs |\n|---|---|---|---|\n";
     for (const auto &row : detail::op_kinds())
-        os << "| " << row.name << " | " << (is_kind_supported(row.kind) ? "**yes**" : row.kind == op::kind::End ? "(marks a graph output)" : "no")
+        os << "| " << row.name << " | "
+           << (is_kind_supported(row.kind) ? "**yes**"
+               : row.kind == op::kind::End ? "(marks a graph output)"
+                                           : "no")
            << " | " << count(row.inputs_min, row.inputs_max) << " | " << count(row.outputs_min, row.outputs_max)
            << " |\n";
     os << "\n| attribute | value type |\n|---|---|\n";
@@ -85,7 +87,8 @@ std::string kinds_table() {
 }
 
 TEST(op_registry, doc_lists_every_kind_and_attribute) {
-    EXPECT_TRUE(doc_section_matches("doc/SUPPORT.md", "op-kinds", "tests/interface/op_registry_test.cpp", kinds_table()));
+    EXPECT_TRUE(
+        doc_section_matches("doc/SUPPORT.md", "op-kinds", "tests/interface/op_registry_test.cpp", kinds_table()));
 }
 
 } // namespace

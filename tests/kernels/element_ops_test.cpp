@@ -62,8 +62,8 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
         for (dt x : def.inputs_min == 2 ? all : std::vector<dt>{})
             for (dt y : all) {
                 // Mod's sign-of-the-divisor form is for integers (floats: fmod=1, checked below).
-                const bool mod_float = def.kind == op::kind::Mod && (x == dt::f16 || x == dt::bf16 || x == dt::f32 ||
-                                                                     x == dt::f64);
+                const bool mod_float =
+                    def.kind == op::kind::Mod && (x == dt::f16 || x == dt::bf16 || x == dt::f32 || x == dt::f64);
                 const bool same = x == y && (def.types & detail::type_bit(x)) && !mod_float;
                 const bool mixed = def.mixed_f32 && ((x == dt::f32 && (y == dt::bf16 || y == dt::f16)) ||
                                                      (y == dt::f32 && (x == dt::bf16 || x == dt::f16)));
@@ -74,8 +74,8 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
         for (const auto &def : detail::elementwise_ops())
             for (dt x : all)
                 for (dt y : all)
-                    if (binary_fn fn = ops->binary[static_cast<int>(def.fn)][detail::dtype_index(x)]
-                                                  [detail::dtype_index(y)]) {
+                    if (binary_fn fn =
+                            ops->binary[static_cast<int>(def.fn)][detail::dtype_index(x)][detail::dtype_index(y)]) {
                         const dt to = def.rule == detail::type_rule::same_to_bool ? dt::boolean : x == y ? x : dt::f32;
                         check_loop(fn, def.kind, x, y, to, ops->isa);
                         ++checked;
@@ -288,7 +288,8 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
                               3.4e38f};
     int checked = 0;
     for (const element_ops *ops : fusebox::detail::element_ops_for_every_target()) {
-        const auto fn = ops->out_transposed[static_cast<int>(fusebox::detail::ew_fn::add)][fusebox::detail::dtype_index(dt::f32)];
+        const auto fn =
+            ops->out_transposed[static_cast<int>(fusebox::detail::ew_fn::add)][fusebox::detail::dtype_index(dt::f32)];
         ASSERT_NE(fn, nullptr) << ops->isa;
         // Whole blocks and tails of rows and columns; an output pitch that
         // keeps vectors aligned (streamed) and one that does not.
@@ -343,8 +344,8 @@ TEST(element_ops, unary_ternary_right_shift_and_fmod_loops_match_reference) {
                 if (!(def.types & detail::type_bit(t))) continue;
                 const int64_t n = 77;
                 if (def.kind == op::kind::Mod) { // fmod=1, every numeric type
-                    const auto fn =
-                        ops->binary[static_cast<int>(detail::ew_fn::fmod)][detail::dtype_index(t)][detail::dtype_index(t)];
+                    const auto fn = ops->binary[static_cast<int>(detail::ew_fn::fmod)][detail::dtype_index(t)]
+                                               [detail::dtype_index(t)];
                     ASSERT_NE(fn, nullptr) << ops->isa << " " << data_type_name(t);
                     buffer a(logical_tensor(0, t, dims{n})), b(logical_tensor(1, t, dims{n}));
                     fill(a, rng);

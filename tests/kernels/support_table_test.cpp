@@ -125,8 +125,8 @@ std::string generate() {
 }
 
 TEST(support_table, doc_matches_what_the_code_does) {
-    EXPECT_TRUE(doc_section_matches("doc/SUPPORT.md", "support-table", "tests/kernels/support_table_test.cpp",
-                                    generate()));
+    EXPECT_TRUE(
+        doc_section_matches("doc/SUPPORT.md", "support-table", "tests/kernels/support_table_test.cpp", generate()));
 }
 
 // The op catalogue as doc/SUPPORT.md lists it: one row per op kind fusebox runs.
@@ -142,9 +142,9 @@ std::string catalogue_table() {
     os << "| op kind | inputs | input types | output | legacy `broadcast`/`axis` | oneDNN binary where exact |\n"
        << "|---|---|---|---|---|---|\n";
     for (const auto &d : elementwise_ops()) {
-        const std::string inputs = d.inputs_min == d.inputs_max ? std::to_string(d.inputs_min)
-                                                                : std::to_string(d.inputs_min) + "–" +
-                                                                      std::to_string(d.inputs_max);
+        const std::string inputs = d.inputs_min == d.inputs_max
+                                       ? std::to_string(d.inputs_min)
+                                       : std::to_string(d.inputs_min) + "–" + std::to_string(d.inputs_max);
         std::string in = types(d.types), out = "the input type";
         if (d.rule == type_rule::same_to_bool) out = "boolean";
         if (d.rule == type_rule::select) in = "boolean condition; values: " + in, out = "the values' type";

@@ -115,9 +115,9 @@ const std::map<std::string, op::kind> kOnnxOps = {
 
 // The node test folders of those ops (test_<op>..., not other ops sharing a prefix).
 std::vector<fs::path> node_test_dirs() {
-    const char *prefixes[] = {"test_add",     "test_sub",     "test_mul",   "test_div_", "test_div",  "test_max_",
-                              "test_min_",    "test_equal",   "test_greater", "test_less", "test_and",  "test_or",
-                              "test_xor",     "test_not_",    "test_bitwise_", "test_bitshift", "test_where", "test_mod_"};
+    const char *prefixes[] = {"test_add",  "test_sub",   "test_mul",      "test_div_",     "test_div",   "test_max_",
+                              "test_min_", "test_equal", "test_greater",  "test_less",     "test_and",   "test_or",
+                              "test_xor",  "test_not_",  "test_bitwise_", "test_bitshift", "test_where", "test_mod_"};
     std::vector<fs::path> dirs;
     if (!fs::exists(kNodeTests)) return dirs;
     for (const auto &e : fs::directory_iterator(kNodeTests)) {

@@ -144,9 +144,9 @@ compiled_case prepare(const graph_case &gc, const problem &p, bool check_values)
                     d->shape == port.get_dims())
                     out = logical_tensor(port.get_id(), port.get_data_type(), d->shape, d->strides);
                 else if (d->order.size() == static_cast<size_t>(port.get_ndims()))
-                    out = logical_tensor(port.get_id(), port.get_data_type(), port.get_dims(),
-                                         dense_strides(port.get_dims(), d->order,
-                                                       "output " + std::to_string(port.get_id())));
+                    out = logical_tensor(
+                        port.get_id(), port.get_data_type(), port.get_dims(),
+                        dense_strides(port.get_dims(), d->order, "output " + std::to_string(port.get_id())));
             }
             out_lts.push_back(out);
         }

@@ -293,7 +293,8 @@ inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, c
         std::memcpy(o + k * 8, &s, 8);
         return;
     }
-    const float s = ref_float_op(kind, static_cast<float>(as_double(ta, a, i)), static_cast<float>(as_double(tb, b, j)));
+    const float s =
+        ref_float_op(kind, static_cast<float>(as_double(ta, a, i)), static_cast<float>(as_double(tb, b, j)));
     if (to == dt::f32)
         std::memcpy(o + k * 4, &s, 4);
     else {
@@ -331,8 +332,7 @@ inline void ref_binary(op::kind kind, const buffer &a, const buffer &b, buffer &
     const int64_t first_b = b_first_dim >= 0 ? b_first_dim : rank - b.lt.get_ndims();
     for_each_index(shape, [&](int64_t, const dims &idx) {
         ref_element(kind, a.lt.get_data_type(), a.data(), offset(a, first_a, idx), b.lt.get_data_type(), b.data(),
-                    offset(b, first_b, idx), out.lt.get_data_type(), out.data(), offset_of(out.strides, idx),
-                    alt);
+                    offset(b, first_b, idx), out.lt.get_data_type(), out.data(), offset_of(out.strides, idx), alt);
     });
 }
 

@@ -3,8 +3,8 @@
 // (64, 32 and 16 bytes), each with and without software prefetch.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "common/roof.cpp"
-#include <hwy/foreach_target.h> // must come before highway.h
 #include <hwy/cache_control.h>
+#include <hwy/foreach_target.h> // must come before highway.h
 #include <hwy/highway.h>
 
 #include <tbb/parallel_for.h>
@@ -51,8 +51,8 @@ struct roof_loops {
                      uint64_t u_hi, bool nt, bool prefetch);
     // Each read stream's [lo, hi) bytes loaded one stream after the other,
     // then the write stream's [wlo, whi) stored.
-    void (*burst)(unsigned char *const *reads, size_t n_reads, const size_t *lo, const size_t *hi,
-                  unsigned char *write, size_t wlo, size_t whi, bool nt, bool prefetch);
+    void (*burst)(unsigned char *const *reads, size_t n_reads, const size_t *lo, const size_t *hi, unsigned char *write,
+                  size_t wlo, size_t whi, bool nt, bool prefetch);
 };
 
 } // namespace fbtools
@@ -112,7 +112,8 @@ HWY_NOINLINE void burst_t(unsigned char *const *reads, size_t n_reads, const siz
             const unsigned char *p = reads[s] + i;
             if constexpr (kPrefetch)
                 for (size_t l = 0; l < 4; ++l) hwy::Prefetch(p + (kAheadLines + l) * kLine);
-            acc = read_line(d, p + 3 * kLine, read_line(d, p + 2 * kLine, read_line(d, p + kLine, read_line(d, p, acc))));
+            acc =
+                read_line(d, p + 3 * kLine, read_line(d, p + 2 * kLine, read_line(d, p + kLine, read_line(d, p, acc))));
         }
         for (; i < hi[s]; i += kLine) acc = read_line(d, reads[s] + i, acc);
     }
@@ -271,8 +272,8 @@ public:
     // Best GB/s over the runs so far, after `samples` more or `budget_ms`, whichever is later.
     double run(int samples, double budget_ms) {
         const auto start = clock::now();
-        for (int i = 0; i < samples || std::chrono::duration<double, std::milli>(clock::now() - start).count() < budget_ms;
-             ++i)
+        for (int i = 0;
+             i < samples || std::chrono::duration<double, std::milli>(clock::now() - start).count() < budget_ms; ++i)
             best_ = std::max(best_, static_cast<double>(w_.t.total()) / timed(group_) / 1e9);
         return best_;
     }
@@ -374,7 +375,8 @@ memory_roof measure_roof(const traffic &t, int threads, double budget_ms) {
         if (c.gbps > r.gbps) {
             r.gbps = c.gbps, r.threads = c.threads;
             r.kernel = std::string(c.v.loops->isa) + (c.v.nt ? " nt" : " plain") +
-                       (c.v.lockstep ? " lockstep x" + std::to_string(c.v.block) : std::string(" bursts")) + (c.v.prefetch ? " prefetch" : "");
+                       (c.v.lockstep ? " lockstep x" + std::to_string(c.v.block) : std::string(" bursts")) +
+                       (c.v.prefetch ? " prefetch" : "");
         }
     }
     return r;

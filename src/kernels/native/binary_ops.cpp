@@ -169,32 +169,40 @@ struct add_fn {
     template <typename T> static constexpr bool vector = true;
     template <class V> static V vec(V a, V b) { return hn::Add(a, b); }
     template <typename T> static T scalar(T x, T y) {
-        if constexpr (kIsInt<T>) return wrap<T>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
-        else return x + y;
+        if constexpr (kIsInt<T>)
+            return wrap<T>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+        else
+            return x + y;
     }
 };
 struct subtract_fn {
     template <typename T> static constexpr bool vector = true;
     template <class V> static V vec(V a, V b) { return hn::Sub(a, b); }
     template <typename T> static T scalar(T x, T y) {
-        if constexpr (kIsInt<T>) return wrap<T>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
-        else return x - y;
+        if constexpr (kIsInt<T>)
+            return wrap<T>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+        else
+            return x - y;
     }
 };
 struct multiply_fn {
     template <typename T> static constexpr bool vector = !kIsInt<T> || sizeof(T) == 2 || sizeof(T) == 4;
     template <class V> static V vec(V a, V b) { return hn::Mul(a, b); }
     template <typename T> static T scalar(T x, T y) {
-        if constexpr (kIsInt<T>) return wrap<T>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
-        else return x * y;
+        if constexpr (kIsInt<T>)
+            return wrap<T>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+        else
+            return x * y;
     }
 };
 struct divide_fn {
     template <typename T> static constexpr bool vector = !kIsInt<T>;
     template <class V> static V vec(V a, V b) { return hn::Div(a, b); }
     template <typename T> static T scalar(T x, T y) {
-        if constexpr (kIsInt<T>) return int_divide(x, y);
-        else return x / y;
+        if constexpr (kIsInt<T>)
+            return int_divide(x, y);
+        else
+            return x / y;
     }
 };
 // Floats: a NaN operand gives that NaN, and equal operands (+0 and -0
@@ -211,8 +219,10 @@ struct maximum_fn {
         }
     }
     template <typename T> static T scalar(T x, T y) {
-        if constexpr (kIsInt<T>) return x > y ? x : y;
-        else return ieee_max(x, y);
+        if constexpr (kIsInt<T>)
+            return x > y ? x : y;
+        else
+            return ieee_max(x, y);
     }
 };
 struct minimum_fn {
@@ -226,8 +236,10 @@ struct minimum_fn {
         }
     }
     template <typename T> static T scalar(T x, T y) {
-        if constexpr (kIsInt<T>) return x < y ? x : y;
-        else return ieee_min(x, y);
+        if constexpr (kIsInt<T>)
+            return x < y ? x : y;
+        else
+            return ieee_min(x, y);
     }
 };
 
@@ -236,16 +248,20 @@ struct mod_fn {
     template <typename T> static constexpr bool vector = false;
     template <class V> static V vec(V a, V) { return a; }
     template <typename T> static T scalar(T x, T y) {
-        if constexpr (kIsInt<T>) return int_mod(x, y, false);
-        else return std::fmod(x, y);
+        if constexpr (kIsInt<T>)
+            return int_mod(x, y, false);
+        else
+            return std::fmod(x, y);
     }
 };
 struct fmod_fn {
     template <typename T> static constexpr bool vector = false;
     template <class V> static V vec(V a, V) { return a; }
     template <typename T> static T scalar(T x, T y) {
-        if constexpr (kIsInt<T>) return int_mod(x, y, true);
-        else return std::fmod(x, y);
+        if constexpr (kIsInt<T>)
+            return int_mod(x, y, true);
+        else
+            return std::fmod(x, y);
     }
 };
 
@@ -262,8 +278,10 @@ struct greater_fn {
 };
 struct greater_equal_fn {
     template <class V> static auto mask(V a, V b) {
-        if constexpr (kFloatLanes<V>) return hn::Ge(a, b);
-        else return hn::Not(hn::Lt(a, b));
+        if constexpr (kFloatLanes<V>)
+            return hn::Ge(a, b);
+        else
+            return hn::Not(hn::Lt(a, b));
     }
     template <typename T> static bool scalar(T x, T y) { return x >= y; }
 };
@@ -273,8 +291,10 @@ struct less_fn {
 };
 struct less_equal_fn {
     template <class V> static auto mask(V a, V b) {
-        if constexpr (kFloatLanes<V>) return hn::Le(a, b);
-        else return hn::Not(hn::Gt(a, b));
+        if constexpr (kFloatLanes<V>)
+            return hn::Le(a, b);
+        else
+            return hn::Not(hn::Gt(a, b));
     }
     template <typename T> static bool scalar(T x, T y) { return x <= y; }
 };
@@ -326,12 +346,16 @@ struct bitwise_not_fn {
 struct shift_left_fn {
     template <typename T> static constexpr bool vector = false;
     template <class V> static V vec(V a, V) { return a; }
-    template <typename T> static T scalar(T x, T y) { return static_cast<uint64_t>(y) >= 8 * sizeof(T) ? T{0} : static_cast<T>(x << y); }
+    template <typename T> static T scalar(T x, T y) {
+        return static_cast<uint64_t>(y) >= 8 * sizeof(T) ? T{0} : static_cast<T>(x << y);
+    }
 };
 struct shift_right_fn {
     template <typename T> static constexpr bool vector = false;
     template <class V> static V vec(V a, V) { return a; }
-    template <typename T> static T scalar(T x, T y) { return static_cast<uint64_t>(y) >= 8 * sizeof(T) ? T{0} : static_cast<T>(x >> y); }
+    template <typename T> static T scalar(T x, T y) {
+        return static_cast<uint64_t>(y) >= 8 * sizeof(T) ? T{0} : static_cast<T>(x >> y);
+    }
 };
 
 // out = F(a) over one type T.
@@ -569,7 +593,9 @@ void binary_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *ou
     auto *a = static_cast<const typename A::storage *>(a_);
     auto *b = static_cast<const typename B::storage *>(b_);
     auto *out = static_cast<typename O::storage *>(out_);
-    auto scalar = [&](int64_t i) { return O::from_f32(F::template scalar<float>(A::to_f32(a[sa * i]), B::to_f32(b[sb * i]))); };
+    auto scalar = [&](int64_t i) {
+        return O::from_f32(F::template scalar<float>(A::to_f32(a[sa * i]), B::to_f32(b[sb * i])));
+    };
     constexpr bool any_f16 = std::is_same_v<A, f16_io> || std::is_same_v<B, f16_io> || std::is_same_v<O, f16_io>;
     if constexpr ((!kVectorF16 && any_f16) || !F::template vector<float>) {
         for (int64_t i = 0; i < n; ++i) out[i] = scalar(i);
@@ -728,7 +754,9 @@ template <class F, class IO>
 void compare_half(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
     auto *a = static_cast<const uint16_t *>(a_), *b = static_cast<const uint16_t *>(b_);
     auto *out = static_cast<uint8_t *>(out_);
-    auto scalar = [&](int64_t i) -> uint8_t { return F::template scalar<float>(IO::to_f32(a[sa * i]), IO::to_f32(b[sb * i])); };
+    auto scalar = [&](int64_t i) -> uint8_t {
+        return F::template scalar<float>(IO::to_f32(a[sa * i]), IO::to_f32(b[sb * i]));
+    };
     if constexpr (!kVectorF16 && std::is_same_v<IO, f16_io>) {
         static_cast<void>(stream);
         for (int64_t i = 0; i < n; ++i) out[i] = scalar(i);
@@ -778,6 +806,38 @@ template <class D, class V> HWY_INLINE void transpose_block(D d, V *v) {
 }
 #endif
 
+#if HWY_TARGET != HWY_SCALAR
+// Columns [0, j) of a transpose (returned: j) in whole lanes-by-lanes blocks
+// of D, kBlocks side by side while they fit (then one at a time): each block
+// transposed in registers, the vectors of one dst row of all blocks stored
+// back to back. Rows past the last whole block go element by element.
+template <int64_t kBlocks, class D, typename T>
+HWY_INLINE int64_t transpose_blocks(D d, const T *src, int64_t src_pitch, T *dst, int64_t dst_pitch, int64_t rows,
+                                    int64_t cols, bool stream) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), whole_rows = rows / lanes * lanes;
+    int64_t j = 0;
+    if (whole_rows == 0) return 0;
+    for (int64_t sub = kBlocks; sub >= 1; sub = sub > 1 ? 1 : 0)
+        for (; j + sub * lanes <= cols; j += sub * lanes) {
+            for (int64_t r = 0; r < whole_rows; r += lanes) {
+                hn::Vec<D> v[kBlocks][hn::MaxLanes(d)];
+                for (int64_t b = 0; b < sub; ++b) {
+                    for (int64_t l = 0; l < lanes; ++l)
+                        v[b][l] = hn::LoadU(d, src + (j + b * lanes + l) * src_pitch + r);
+                    transpose_block(d, v[b]);
+                }
+                for (int64_t l = 0; l < lanes; ++l)
+                    for (int64_t b = 0; b < sub; ++b)
+                        store_vector(d, v[b][l], dst + (r + l) * dst_pitch + j + b * lanes, stream);
+            }
+            for (int64_t r = whole_rows; r < rows; ++r)
+                for (int64_t l = 0; l < sub * lanes; ++l) dst[r * dst_pitch + j + l] = src[(j + l) * src_pitch + r];
+        }
+    return j;
+}
+
+#endif
+
 // dst[r * dst_pitch + j] = src[j * src_pitch + r] for r < rows, j < cols.
 // Whole lanes-by-lanes blocks load a vector from each of `lanes` columns and
 // transpose in registers. Columns left over go a vector of columns at a time
@@ -792,60 +852,20 @@ void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitc
 #if HWY_TARGET != HWY_SCALAR
     {
         const hn::ScalableTag<T> d;
-        using V = decltype(hn::Zero(d));
-        const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), whole_rows = rows / lanes * lanes;
-        // Vectors shorter than a cache line (AVX2, SSE4) take kSub blocks of
+        // Vectors shorter than a cache line (AVX2, SSE4) take blocks of
         // columns side by side, so that each dst row gets whole lines, its
         // vectors stored back to back: a line written in pieces far apart in
         // time is read and written back once per piece.
-        constexpr int64_t kSub = vectors_per_line<T>(hn::MaxLanes(d));
-        if (sizeof(T) >= 4 && lanes > 1 && whole_rows > 0) // narrower: too many vectors for the registers
-            for (int64_t sub = kSub; sub >= 1; sub = sub > 1 ? 1 : 0)
-                for (; j + sub * lanes <= cols; j += sub * lanes) {
-                    for (int64_t r = 0; r < whole_rows; r += lanes) {
-                        V v[kSub][hn::MaxLanes(d)];
-                        for (int64_t b = 0; b < sub; ++b) {
-                            for (int64_t l = 0; l < lanes; ++l)
-                                v[b][l] = hn::LoadU(d, src + (j + b * lanes + l) * src_pitch + r);
-                            transpose_block(d, v[b]);
-                        }
-                        for (int64_t l = 0; l < lanes; ++l)
-                            for (int64_t b = 0; b < sub; ++b)
-                                store_vector(d, v[b][l], dst + (r + l) * dst_pitch + j + b * lanes, stream);
-                    }
-                    for (int64_t r = whole_rows; r < rows; ++r)
-                        for (int64_t l = 0; l < sub * lanes; ++l)
-                            dst[r * dst_pitch + j + l] = src[(j + l) * src_pitch + r];
-                }
+        if constexpr (sizeof(T) >= 4) // narrower: too many vectors for the registers
+            if (hn::Lanes(d) > 1)
+                j = transpose_blocks<vectors_per_line<T>(hn::MaxLanes(d))>(d, src, src_pitch, dst, dst_pitch, rows,
+                                                                           cols, stream);
         // 2-byte elements on targets whose vectors are shorter than a line
-        // (AVX2, SSE4): 8x8 blocks of 16-byte vectors transposed in
-        // registers, four blocks side by side so that each dst row gets whole
-        // lines; 32-bit gathers are slow there (bf16 NCHW -> NHWC 17.4 -> 19.8
-        // GB/s on AVX2). AVX-512 keeps the gathers, measured as fast.
-        if constexpr (sizeof(T) == 2 && HWY_TARGET != HWY_AVX3 && HWY_TARGET != HWY_AVX3_DL) {
-            const hn::Full128<T> d8;
-            using V8 = hn::Vec<decltype(d8)>;
-            constexpr int64_t kLanes = 8, kBlocks = 4; // 4 x 16 bytes: one line of a dst row
-            const int64_t rows8 = rows / kLanes * kLanes;
-            if (rows8 > 0)
-                for (int64_t sub = kBlocks; sub >= 1; sub = sub > 1 ? 1 : 0)
-                    for (; j + sub * kLanes <= cols; j += sub * kLanes) {
-                        for (int64_t r = 0; r < rows8; r += kLanes) {
-                            V8 v[kBlocks][kLanes];
-                            for (int64_t b = 0; b < sub; ++b) {
-                                for (int64_t l = 0; l < kLanes; ++l)
-                                    v[b][l] = hn::LoadU(d8, src + (j + b * kLanes + l) * src_pitch + r);
-                                transpose_block(d8, v[b]);
-                            }
-                            for (int64_t l = 0; l < kLanes; ++l)
-                                for (int64_t b = 0; b < sub; ++b)
-                                    store_vector(d8, v[b][l], dst + (r + l) * dst_pitch + j + b * kLanes, stream);
-                        }
-                        for (int64_t r = rows8; r < rows; ++r)
-                            for (int64_t l = 0; l < sub * kLanes; ++l)
-                                dst[r * dst_pitch + j + l] = src[(j + l) * src_pitch + r];
-                    }
-        }
+        // (AVX2, SSE4): 8x8 blocks of 16-byte vectors, four side by side (one
+        // line of a dst row); 32-bit gathers are slow there (bf16 NCHW -> NHWC
+        // 17.4 -> 19.1 GB/s on AVX2). AVX-512 keeps the gathers, measured as fast.
+        if constexpr (sizeof(T) == 2 && HWY_TARGET != HWY_AVX3 && HWY_TARGET != HWY_AVX3_DL)
+            j = transpose_blocks<4>(hn::Full128<T>(), src, src_pitch, dst, dst_pitch, rows, cols, stream);
     }
 #endif
     if constexpr (sizeof(T) >= 4) {
@@ -976,8 +996,7 @@ void over_rows(const void *a, int64_t sa, int64_t pa, const void *b, int64_t sb,
 }
 
 // Registers Fn for function f (elements of A and B in, O out) and its row form.
-template <auto Fn, typename A, typename B, typename O>
-void set(element_ops &o, ew_fn f, data_type a, data_type b) {
+template <auto Fn, typename A, typename B, typename O> void set(element_ops &o, ew_fn f, data_type a, data_type b) {
     o.binary[static_cast<int>(f)][dtype_index(a)][dtype_index(b)] = Fn;
     o.binary_rows[static_cast<int>(f)][dtype_index(a)][dtype_index(b)] = over_rows<Fn, sizeof(A), sizeof(B), sizeof(O)>;
 }
@@ -1061,9 +1080,11 @@ const element_ops *get_element_ops() {
         set_comparison<greater_equal_fn>(o, ew_fn::greater_equal);
         set_comparison<less_fn>(o, ew_fn::less);
         set_comparison<less_equal_fn>(o, ew_fn::less_equal);
-        set<binary<logical_and_fn, uint8_t>, uint8_t, uint8_t, uint8_t>(o, ew_fn::logical_and, dt::boolean, dt::boolean);
+        set<binary<logical_and_fn, uint8_t>, uint8_t, uint8_t, uint8_t>(o, ew_fn::logical_and, dt::boolean,
+                                                                        dt::boolean);
         set<binary<logical_or_fn, uint8_t>, uint8_t, uint8_t, uint8_t>(o, ew_fn::logical_or, dt::boolean, dt::boolean);
-        set<binary<logical_xor_fn, uint8_t>, uint8_t, uint8_t, uint8_t>(o, ew_fn::logical_xor, dt::boolean, dt::boolean);
+        set<binary<logical_xor_fn, uint8_t>, uint8_t, uint8_t, uint8_t>(o, ew_fn::logical_xor, dt::boolean,
+                                                                        dt::boolean);
         o.nary[static_cast<int>(ew_fn::logical_not)][dtype_index(dt::boolean)] = unary<logical_not_fn, uint8_t>;
         set_integer<bitwise_and_fn>(o, ew_fn::bitwise_and);
         set_integer<bitwise_or_fn>(o, ew_fn::bitwise_or);

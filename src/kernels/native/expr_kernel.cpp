@@ -117,9 +117,9 @@ struct tile_writer {
 };
 
 struct node_plan {
-    binary_fn fn;   // two args
-    rows_fn rows;   // fn over many rows in one call
-    nary_fn nary;   // one or three args
+    binary_fn fn; // two args
+    rows_fn rows; // fn over many rows in one call
+    nary_fn nary; // one or three args
     int n_args;
     int arg[kMaxArgs];
     size_t res_slot; // scratch offset of the result, unless it goes straight to the output
@@ -195,7 +195,8 @@ public:
             (nodes_.size() == 1 || chain_) && out_strides_[rank - 1] == 1 &&
             std::all_of(inner_strides_.begin(), inner_strides_.end(), [](int64_t s) { return s == 0 || s == 1; });
         row_block_ = in_place ? std::numeric_limits<int64_t>::max() : block_;
-        rows_path_ = in_place && nodes_.size() == 1 && nodes_[0].rows && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow;
+        rows_path_ =
+            in_place && nodes_.size() == 1 && nodes_[0].rows && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow;
     }
 
     // A chain of one function over one type, each node applying it to the

@@ -229,7 +229,7 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &flat, const onednn_
                    nullptr;
         if (e.nodes.size() > 1 && node.out_dt != node.in_dt[0])
             return why = std::string("oneDNN's post-ops keep intermediates in the source type, not ") +
-                             data_type_name(node.out_dt),
+                         data_type_name(node.out_dt),
                    nullptr;
         if (e.nodes.size() > 1 && src_dt != memory::data_type::f32)
             return why = "oneDNN's post-ops keep intermediates in f32, not in the declared type", nullptr;
