@@ -183,7 +183,8 @@ bool run_node_test(const fs::path &dir, std::string &why) {
             for (const auto &lt : o.get_inputs())
                 in.push_back(inputs.count(lt.get_id()) ? inputs.at(lt.get_id())->lt : lt);
             op copy(o.get_id(), o.get_kind(), in, o.get_outputs(), o.get_name());
-            for (const auto &[a, value] : o.get_attrs()) std::visit([&](const auto &v) { copy.set_attr(a, v); }, value);
+            for (const auto &attr : o.get_attrs()) // (clang 14 cannot capture a structured binding)
+                std::visit([&](const auto &v) { copy.set_attr(attr.first, v); }, attr.second);
             o = copy;
         }
         for (const char *mode : {"native", "auto"}) {
