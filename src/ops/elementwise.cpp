@@ -13,26 +13,18 @@ namespace {
 
 using dt = data_type;
 
-constexpr type_set set_of(std::initializer_list<dt> types) {
+type_set set_of(std::initializer_list<dt> types) {
     type_set s = 0;
-    for (dt t : types) {
-        // dtype_index() order (dtype.cpp): undef, f16, bf16, f32, f64, s8, u8, s16, u16, s32, u32, s64, u64, boolean,
-        // string
-        const dt order[] = {dt::undef, dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8,      dt::u8,    dt::s16,
-                            dt::u16,   dt::s32, dt::u32,  dt::s64, dt::u64, dt::boolean, dt::string};
-        for (int i = 0; i < 15; ++i)
-            if (order[i] == t) s |= type_set{1} << i;
-    }
+    for (dt t : types) s |= type_bit(t);
     return s;
 }
-
-constexpr type_set kFloats = set_of({dt::f16, dt::bf16, dt::f32, dt::f64});
-constexpr type_set kIntegers = set_of({dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64, dt::u64});
-constexpr type_set kNumeric = kFloats | kIntegers;
 
 // The union over every ONNX version up to opset 21 and oneDNN Graph's rows
 // (OPS.md, ELEMENTWISE.md).
 const std::vector<elementwise_def> &table() {
+    static const type_set kFloats = set_of({dt::f16, dt::bf16, dt::f32, dt::f64});
+    static const type_set kIntegers = set_of({dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64, dt::u64});
+    static const type_set kNumeric = kFloats | kIntegers;
     static const std::vector<elementwise_def> ops = {
         // Add-1 .. Add-14 and oneDNN Graph's Add (mixed f32/bf16/f16 rows included).
         {op::kind::Add, ew_fn::add, 2, 2, type_rule::same, kNumeric, true, true, true, true, dnnl_binary_add,
