@@ -34,9 +34,10 @@ template <typename F> void expect_error(F &&f, status s, const std::string &frag
     }
 }
 
-/// Success when `actual` holds the same elements as `expected`.
-inline ::testing::AssertionResult same_elements(const buffer &expected, const buffer &actual) {
-    std::string first = first_mismatch(expected, actual);
+/// Success when `actual` holds the same elements as `expected` (floats
+/// within `max_ulp` units in the last place, when given).
+inline ::testing::AssertionResult same_elements(const buffer &expected, const buffer &actual, int64_t max_ulp = 0) {
+    std::string first = first_mismatch(expected, actual, max_ulp);
     if (first.empty()) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << first;
 }

@@ -1,6 +1,7 @@
 #include "compile/canonicalize.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "common/checked.hpp"
 #include "common/errors.hpp"
 #include "interface/handles.hpp"
+#include "kernels/native/half.hpp"
 #include "ops/elementwise.hpp"
 
 namespace fusebox::detail {
@@ -202,6 +204,29 @@ void order_and_merge_dims(fused_expr &e) {
     for (size_t k = 0; k < all.size(); ++k) *all[k] = merged[k];
 }
 
+// The index of operand `use` in e.operands, added if new.
+int operand_index(fused_expr &e, operand use) {
+    auto same = std::find_if(e.operands.begin(), e.operands.end(),
+                             [&](const operand &x) { return x.port == use.port && x.strides == use.strides; });
+    const int index = static_cast<int>(same - e.operands.begin());
+    if (same == e.operands.end()) e.operands.push_back(std::move(use));
+    return index;
+}
+
+// The bytes of `v` as an element of `dt` (a float type: rounded to nearest even).
+uint64_t constant_bits(data_type dt, double v) {
+    uint64_t bits = 0;
+    const float f = static_cast<float>(v);
+    switch (dt) {
+    case data_type::f64: std::memcpy(&bits, &v, 8); break;
+    case data_type::f32: std::memcpy(&bits, &f, 4); break;
+    case data_type::f16: bits = f32_to_f16(f); break;
+    case data_type::bf16: bits = f32_to_bf16(f); break;
+    default: fail(status::unimplemented, "compile: no constant of type ", data_type_name(dt));
+    }
+    return bits;
+}
+
 } // namespace
 
 fused_expr build_fused_expr(const partition_impl &part, const std::vector<logical_tensor> &inputs,
@@ -224,11 +249,14 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
 
     // Types and shapes through the ops, from the given inputs (types left
     // unknown at finalize, behind ops fusebox does not run, are known now).
-    for (const op &o : part.ops) {
+    // Each op becomes one or more nodes (its row's lowering); a node's arg
+    // names an input of its op (>= 0), a node before it (~n) or a constant
+    // (kConstant - k) until the walk below resolves the inputs to operands.
+    constexpr int kConstant = -(1 << 20);
+    std::vector<size_t> first_node(part.ops.size()); // the first node of each op; its last is the next op's first - 1
+    for (size_t i = 0; i < part.ops.size(); ++i) {
+        const op &o = part.ops[i];
         const auto &in = o.get_inputs();
-        if (in.size() > static_cast<size_t>(kMaxArgs))
-            fail(status::unimplemented, "compile: partition ", pid, ": ", op_ref(o), " has ", in.size(),
-                 " inputs; the kernels take at most ", kMaxArgs);
         std::vector<data_type> types;
         std::vector<dims> shapes;
         for (const auto &lt : in) types.push_back(type_of.at(lt.get_id())), shapes.push_back(shape_of.at(lt.get_id()));
@@ -241,10 +269,45 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
                  data_type_name(declared), " does not match ", data_type_name(out), " for inputs (", names, ")");
         }
         type_of[o.get_outputs()[0].get_id()] = out;
-        node_of[o.get_outputs()[0].get_id()] = static_cast<int>(e.nodes.size());
-        expr_node node{o.get_kind(), kernel_fn(o), static_cast<int>(in.size()), {}, out, {}};
-        for (size_t k = 0; k < in.size(); ++k) node.in_dt[k] = types[k];
-        e.nodes.push_back(node);
+        first_node[i] = e.nodes.size();
+        auto add_node = [&](ew_fn fn, std::initializer_list<int> args, std::initializer_list<data_type> in_dt) {
+            expr_node n{o.get_kind(), fn, static_cast<int>(args.size()), {}, out, {}};
+            std::copy(args.begin(), args.end(), n.arg);
+            std::copy(in_dt.begin(), in_dt.end(), n.in_dt);
+            e.nodes.push_back(n);
+            return ~static_cast<int>(e.nodes.size() - 1);
+        };
+        auto add_constant = [&](data_type dt, double v) {
+            e.constants.push_back({dt, constant_bits(dt, v)});
+            return kConstant - static_cast<int>(e.constants.size() - 1);
+        };
+        const elementwise_def &def = *find_elementwise(o.get_kind());
+        const int n_in = static_cast<int>(in.size());
+        switch (def.lower) {
+        case lowering::one_node:
+            if (n_in == 1 && def.has_attr(op::attr::beta)) { // oneDNN's Pow: the exponent is `beta`
+                add_node(kernel_fn(o), {0, add_constant(data_type::f32, pow_beta(o))}, {types[0], data_type::f32});
+            } else {
+                expr_node n{o.get_kind(), kernel_fn(o), n_in, {}, out, {}};
+                for (int k = 0; k < n_in; ++k) n.arg[k] = k, n.in_dt[k] = types[k];
+                e.nodes.push_back(n);
+            }
+            break;
+        case lowering::fold:
+        case lowering::mean: {
+            int acc = n_in == 1 ? add_node(ew_fn::identity, {0}, {types[0]}) : add_node(def.fn, {0, 1}, {out, out});
+            for (int k = 2; k < n_in; ++k) acc = add_node(def.fn, {acc, k}, {out, out});
+            if (def.lower == lowering::mean && n_in > 1)
+                add_node(ew_fn::divide, {acc, add_constant(out, n_in)}, {out, out});
+            break;
+        }
+        case lowering::square_of_difference: {
+            const int d = add_node(ew_fn::subtract, {0, 1}, {types[0], types[1]});
+            add_node(ew_fn::multiply, {d, d}, {out, out});
+            break;
+        }
+        }
+        node_of[o.get_outputs()[0].get_id()] = static_cast<int>(e.nodes.size() - 1);
     }
     const auto &root = part.ops.back().get_outputs()[0];
     const dims &out_shape = shape_of.at(root.get_id());
@@ -256,34 +319,45 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
     e.out_strides = strides_of(e.output);
 
     // Walk from the root to the leaves, lining every operand's dims up with the
-    // output's (pos: output dim of each dim of a node's result, -1 for none).
+    // output's (pos: output dim of each dim of an op's result, -1 for none),
+    // and resolve the nodes' args to operands and nodes.
     const size_t rank = e.shape.size();
-    std::vector<std::vector<int>> pos(e.nodes.size());
+    const size_t n_ops = part.ops.size();
+    std::vector<std::vector<int>> pos(n_ops);
+    std::map<size_t, size_t> op_of; // tensor id -> producing op
+    for (size_t i = 0; i < n_ops; ++i) op_of[part.ops[i].get_outputs()[0].get_id()] = i;
     pos.back().resize(rank);
     std::iota(pos.back().begin(), pos.back().end(), 0);
-    for (size_t n = e.nodes.size(); n-- > 0;) {
-        const op &o = part.ops[n];
-        const size_t node_rank = shape_of.at(o.get_outputs()[0].get_id()).size();
-        for (int k = 0; k < e.nodes[n].n_args; ++k) {
+    for (size_t i = n_ops; i-- > 0;) {
+        const op &o = part.ops[i];
+        const size_t op_rank = shape_of.at(o.get_outputs()[0].get_id()).size();
+        std::vector<int> resolved(o.get_inputs().size());
+        for (size_t k = 0; k < o.get_inputs().size(); ++k) {
             const size_t id = o.get_inputs()[k].get_id();
             const dims &shape = shape_of.at(id);
-            std::vector<int> map = input_dim_map(o, static_cast<size_t>(k), shape, node_rank), p(shape.size(), -1);
-            for (size_t i = 0; i < shape.size(); ++i)
-                if (map[i] >= 0) p[i] = pos[n][map[i]];
-            if (auto it = node_of.find(id); it != node_of.end()) {
+            std::vector<int> map = input_dim_map(o, k, shape, op_rank), p(shape.size(), -1);
+            for (size_t d = 0; d < shape.size(); ++d)
+                if (map[d] >= 0) p[d] = pos[i][map[d]];
+            if (auto it = op_of.find(id); it != op_of.end()) {
                 pos[it->second] = p;
-                e.nodes[n].arg[k] = ~it->second;
+                resolved[k] = ~node_of.at(id);
                 continue;
             }
             operand use{port_of.at(id), dims(rank, 0)};
             const dims &strides = strides_of(e.inputs[use.port]);
-            for (size_t i = 0; i < shape.size(); ++i)
-                if (shape[i] != 1) use.strides[p[i]] = strides[i];
-            auto same = std::find_if(e.operands.begin(), e.operands.end(),
-                                     [&](const operand &x) { return x.port == use.port && x.strides == use.strides; });
-            e.nodes[n].arg[k] = static_cast<int>(same - e.operands.begin());
-            if (same == e.operands.end()) e.operands.push_back(std::move(use));
+            for (size_t d = 0; d < shape.size(); ++d)
+                if (shape[d] != 1) use.strides[p[d]] = strides[d];
+            resolved[k] = operand_index(e, std::move(use));
         }
+        const size_t end = i + 1 < n_ops ? first_node[i + 1] : e.nodes.size();
+        for (size_t n = first_node[i]; n < end; ++n)
+            for (int k = 0; k < e.nodes[n].n_args; ++k) {
+                int &a = e.nodes[n].arg[k];
+                if (a >= 0)
+                    a = resolved[a];
+                else if (a <= kConstant)
+                    a = operand_index(e, {e.inputs.size() + static_cast<size_t>(kConstant - a), dims(rank, 0)});
+            }
     }
     if (concrete_ops) {
         for (const op &o : part.ops) {

@@ -49,7 +49,8 @@ std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice c
                                             std::string &why) {
     if (e.numel() == 0) return why = "empty output", make_native_kernel(e);
     int64_t bytes = static_cast<int64_t>(data_type_size(e.output.get_data_type()));
-    for (const auto &o : e.operands) bytes += static_cast<int64_t>(data_type_size(e.inputs[o.port].get_data_type()));
+    for (const auto &o : e.operands)
+        if (!e.is_constant(o)) bytes += static_cast<int64_t>(data_type_size(e.operand_type(o)));
     bytes = saturating_mul(bytes, e.numel());
     if (choice == kernel_choice::native) return why = "FUSEBOX_KERNEL=native", make_native_kernel(e);
     if (choice == kernel_choice::automatic && bytes < kSmallBytes)

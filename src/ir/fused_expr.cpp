@@ -1,5 +1,6 @@
 #include "ir/fused_expr.hpp"
 
+#include <cstdio>
 #include <numeric>
 #include <sstream>
 
@@ -12,6 +13,10 @@ namespace fusebox::detail {
 // shape's product fits (a zero-size shape is 0 whatever its other dims).
 int64_t fused_expr::numel() const { return checked_numel(shape).value_or(INT64_MAX); }
 
+data_type fused_expr::operand_type(const operand &o) const {
+    return is_constant(o) ? constants[o.port - inputs.size()].dt : inputs[o.port].get_data_type();
+}
+
 std::string fused_expr::to_string() const {
     auto join = [](const dims &d, char sep) {
         std::string s;
@@ -23,6 +28,7 @@ std::string fused_expr::to_string() const {
     auto arg = [&](int a) {
         if (a < 0) return "n" + std::to_string(~a);
         const operand &o = operands[a];
+        if (is_constant(o)) return "c" + std::to_string(o.port - inputs.size());
         return "in" + std::to_string(o.port) + ":" + join(o.strides, 's');
     };
     for (size_t i = 0; i < nodes.size(); ++i) {
@@ -30,6 +36,11 @@ std::string fused_expr::to_string() const {
         os << " n" << i << "=" << op_kind_name(n.kind) << "(";
         for (int k = 0; k < n.n_args; ++k) os << (k ? " " : "") << data_type_name(n.in_dt[k]) << " " << arg(n.arg[k]);
         os << ")->" << data_type_name(n.out_dt);
+    }
+    for (size_t k = 0; k < constants.size(); ++k) {
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(constants[k].bits));
+        os << " c" << k << "=" << data_type_name(constants[k].dt) << ":0x" << hex;
     }
     return os.str();
 }

@@ -15,8 +15,15 @@ using dims = logical_tensor::dims;
 /// One use of a partition input, with strides over the iteration space
 /// (0 where the input is broadcast).
 struct operand {
-    size_t port; // index into fused_expr::inputs
+    size_t port; // index into fused_expr::inputs, then into fused_expr::constants
     dims strides;
+};
+
+/// A scalar a partition computes with that is no input (Mean's count, Pow's
+/// `beta`): the element's bytes in the low bytes of `bits`.
+struct constant {
+    data_type dt;
+    uint64_t bits;
 };
 
 constexpr int kMaxArgs = 3;
@@ -38,12 +45,16 @@ struct fused_expr {
     logical_tensor output;              // compiled output port
     std::vector<expr_node> nodes;       // evaluation order; the last node produces `output`
     std::vector<operand> operands;
+    std::vector<constant> constants; // operand port inputs.size() + k is constants[k] (strides all 0)
     // Iteration space: the output shape with size-1 dims dropped and adjacent
     // dims merged wherever every operand and the output allow it.
     dims shape;
     dims out_strides;
 
     int64_t numel() const;
+    /// The element type of an operand (an input's or a constant's).
+    data_type operand_type(const operand &o) const;
+    bool is_constant(const operand &o) const { return o.port >= inputs.size(); }
     /// Comma-free form for the verbose log and tests: the iteration space,
     /// the output strides, then each node with its operands as input ports
     /// and strides, e.g. "shape=64x4096 out=4096s1 n0=Add(f32 in0:4096s1 f32 in1:0s1)->f32".

@@ -19,27 +19,127 @@ type_set set_of(std::initializer_list<dt> types) {
     return s;
 }
 
+type_set floats() { return set_of({dt::f16, dt::bf16, dt::f32, dt::f64}); }
+type_set integers() { return set_of({dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64, dt::u64}); }
+
 // The union over every ONNX version up to opset 21 and oneDNN Graph's rows
 // (OPS.md, ELEMENTWISE.md).
 const std::vector<elementwise_def> &table() {
-    static const type_set kFloats = set_of({dt::f16, dt::bf16, dt::f32, dt::f64});
-    static const type_set kIntegers = set_of({dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64, dt::u64});
+    static const type_set kFloats = floats();
+    static const type_set kIntegers = integers();
     static const type_set kNumeric = kFloats | kIntegers;
+    static const type_set kHalvesF32 = set_of({dt::f16, dt::bf16, dt::f32});
     static const std::vector<elementwise_def> ops = {
         // Add-1 .. Add-14 and oneDNN Graph's Add (mixed f32/bf16/f16 rows included).
         {op::kind::Add, ew_fn::add, 2, 2, type_rule::same, kNumeric, true, true, true, true, dnnl_binary_add,
          set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
         // Sub/Mul/Div-1 .. -14 and oneDNN Graph's Subtract/Multiply/Divide.
-        {op::kind::Subtract, ew_fn::subtract, 2, 2, type_rule::same, kNumeric, true, true, false, false,
-         dnnl_binary_sub, set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
-        {op::kind::Multiply, ew_fn::multiply, 2, 2, type_rule::same, kNumeric, true, true, false, true, dnnl_binary_mul,
+        {op::kind::Subtract, ew_fn::subtract, 2, 2, type_rule::same, kNumeric, true, true, true, false, dnnl_binary_sub,
          set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
-        {op::kind::Divide, ew_fn::divide, 2, 2, type_rule::same, kNumeric, true, true, false, false, dnnl_binary_div,
+        {op::kind::Multiply, ew_fn::multiply, 2, 2, type_rule::same, kNumeric, true, true, true, true, dnnl_binary_mul,
          set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
-        // ONNX Max/Min-13 of two inputs and oneDNN Graph's Maximum/Minimum: IEEE
+        {op::kind::Divide, ew_fn::divide, 2, 2, type_rule::same, kNumeric, true, true, true, false, dnnl_binary_div,
+         set_of({dt::f32}), set_of({dt::bf16, dt::f16})},
+        // ONNX Max/Min-1 .. -13 (1..N inputs) and oneDNN Graph's Maximum/Minimum: IEEE
         // 754-2019 maximum/minimum, which oneDNN's max/min (NaN dropped, -0 == +0) are not.
-        {op::kind::Maximum, ew_fn::maximum, 2, 2, type_rule::same, kNumeric, false, false, false, true, 0, 0, 0},
-        {op::kind::Minimum, ew_fn::minimum, 2, 2, type_rule::same, kNumeric, false, false, false, true, 0, 0, 0},
+        {op::kind::Maximum,
+         ew_fn::maximum,
+         1,
+         kAnyCount,
+         type_rule::same,
+         kNumeric,
+         false,
+         false,
+         true,
+         true,
+         0,
+         0,
+         0,
+         shape_rule::numpy,
+         {},
+         lowering::fold},
+        {op::kind::Minimum,
+         ew_fn::minimum,
+         1,
+         kAnyCount,
+         type_rule::same,
+         kNumeric,
+         false,
+         false,
+         true,
+         true,
+         0,
+         0,
+         0,
+         shape_rule::numpy,
+         {},
+         lowering::fold},
+        // oneDNN Graph's SquaredDifference: (a - b) rounded, then squared.
+        {op::kind::SquaredDifference,
+         ew_fn::subtract,
+         2,
+         2,
+         type_rule::same,
+         kHalvesF32,
+         false,
+         false,
+         false,
+         false,
+         0,
+         0,
+         0,
+         shape_rule::numpy,
+         {},
+         lowering::square_of_difference},
+        // ONNX Pow-1 .. -15 (an exponent tensor of any numeric type from Pow-12) and
+        // oneDNN Graph's Pow (one input, the exponent `beta`).
+        {op::kind::Pow,
+         ew_fn::pow,
+         1,
+         2,
+         type_rule::exponent,
+         kFloats | set_of({dt::s32, dt::s64}),
+         false,
+         true,
+         false,
+         false,
+         0,
+         0,
+         0,
+         shape_rule::numpy,
+         {op::attr::beta}},
+        // oneDNN Graph's BiasAdd: a 1-D bias along the channel dim.
+        {op::kind::BiasAdd,
+         ew_fn::add,
+         2,
+         2,
+         type_rule::same,
+         kHalvesF32,
+         false,
+         false,
+         false,
+         false,
+         dnnl_binary_add,
+         set_of({dt::f32}),
+         set_of({dt::bf16, dt::f16}),
+         shape_rule::channel,
+         {op::attr::data_format}},
+        // ONNX PRelu-6 .. -16 and oneDNN Graph's PReLU.
+        {op::kind::PReLU,
+         ew_fn::prelu,
+         2,
+         2,
+         type_rule::same,
+         kFloats | set_of({dt::s32, dt::u32, dt::s64, dt::u64}),
+         false,
+         false,
+         true,
+         false,
+         0,
+         0,
+         0,
+         shape_rule::slope,
+         {op::attr::data_format, op::attr::per_channel_broadcast}},
         // Greater/Less-1 .. -13, GreaterOrEqual/LessOrEqual-12 .. -16, oneDNN Graph's GreaterEqual.
         // oneDNN 2.6's gt and ge give true where an operand is NaN (measured:
         // onednn_selection_test), so those two never lower to it.
@@ -68,17 +168,76 @@ const std::vector<elementwise_def> &table() {
          0},
         {op::kind::BitwiseNot, ew_fn::bitwise_not, 1, 1, type_rule::same, kIntegers, false, false, false, false, 0, 0,
          0},
-        {op::kind::BitShift, ew_fn::shift_left, 2, 2, type_rule::same, set_of({dt::u8, dt::u16, dt::u32, dt::u64}),
-         false, false, false, false, 0, 0, 0, false, op::attr::direction},
+        {op::kind::BitShift,
+         ew_fn::shift_left,
+         2,
+         2,
+         type_rule::same,
+         set_of({dt::u8, dt::u16, dt::u32, dt::u64}),
+         false,
+         false,
+         false,
+         false,
+         0,
+         0,
+         0,
+         shape_rule::numpy,
+         {op::attr::direction}},
         // ONNX Where-9 .. -16 (every type) and oneDNN Graph's Select (f32, bf16, f16; the
         // condition broadcasts one way to the values' shape).
         {op::kind::Where, ew_fn::select, 3, 3, type_rule::select, kNumeric | set_of({dt::boolean, dt::string}), false,
          false, false, false, 0, 0, 0},
         {op::kind::Select, ew_fn::select, 3, 3, type_rule::select, set_of({dt::f32, dt::bf16, dt::f16}), false, false,
-         false, false, 0, 0, 0, true},
+         false, false, 0, 0, 0, shape_rule::condition_one_way},
         // Mod-10 .. -13 (`fmod` picks the function; floats need fmod=1).
-        {op::kind::Mod, ew_fn::mod, 2, 2, type_rule::same, kNumeric, false, false, false, false, 0, 0, 0, false,
-         op::attr::fmod},
+        {op::kind::Mod,
+         ew_fn::mod,
+         2,
+         2,
+         type_rule::same,
+         kNumeric,
+         false,
+         false,
+         false,
+         false,
+         0,
+         0,
+         0,
+         shape_rule::numpy,
+         {op::attr::fmod}},
+        // ONNX Sum-1 .. -13 and Mean-1 .. -13 (1..N inputs), left to right, each step rounded.
+        {op::kind::Sum,
+         ew_fn::add,
+         1,
+         kAnyCount,
+         type_rule::same,
+         kFloats,
+         false,
+         false,
+         true,
+         true,
+         dnnl_binary_add,
+         set_of({dt::f32}),
+         set_of({dt::bf16, dt::f16}),
+         shape_rule::numpy,
+         {},
+         lowering::fold},
+        {op::kind::Mean,
+         ew_fn::add,
+         1,
+         kAnyCount,
+         type_rule::same,
+         kFloats,
+         false,
+         false,
+         true,
+         true,
+         0,
+         0,
+         0,
+         shape_rule::numpy,
+         {},
+         lowering::mean},
         // Equal-1 .. Equal-19.
         {op::kind::Equal, ew_fn::equal, 2, 2, type_rule::same_to_bool, kNumeric | set_of({dt::boolean, dt::string}),
          false, true, false, true, dnnl_binary_eq, set_of({dt::f32, dt::bf16}), 0},
@@ -132,7 +291,26 @@ dims numpy_shape(const op &o, const std::vector<dims> &in) {
     return out;
 }
 
+// BiasAdd always, PReLU unless per_channel_broadcast is false: a 1-D second
+// input lines up with the channel dim.
+bool per_channel(const op &o) {
+    if (find_elementwise(o.get_kind())->shapes == shape_rule::channel) return true;
+    auto it = o.get_attrs().find(op::attr::per_channel_broadcast);
+    return it == o.get_attrs().end() || std::get<bool>(it->second);
+}
+
 } // namespace
+
+int channel_dim(const op &o, size_t rank) {
+    auto it = o.get_attrs().find(op::attr::data_format);
+    const bool ncx = it != o.get_attrs().end() && std::get<std::string>(it->second) == "NCX";
+    return ncx ? 1 : static_cast<int>(rank) - 1;
+}
+
+float pow_beta(const op &o) {
+    auto it = o.get_attrs().find(op::attr::beta);
+    return it == o.get_attrs().end() ? 1.0f : std::get<float>(it->second);
+}
 
 const std::vector<elementwise_def> &elementwise_ops() { return table(); }
 
@@ -197,7 +375,7 @@ void check_elementwise_attributes(const op &o, const elementwise_def &def) {
             attr_as<int64_t>(o, a, "an integer");
             continue;
         case op::attr::direction: {
-            if (def.own_attr != a) break;
+            if (!def.has_attr(a)) break;
             const auto &d = attr_as<std::string>(o, a, "a string");
             if (d != "LEFT" && d != "RIGHT")
                 fail(status::invalid_arguments, op_ref(o), ": direction must be \"LEFT\" or \"RIGHT\", got \"", d,
@@ -205,13 +383,32 @@ void check_elementwise_attributes(const op &o, const elementwise_def &def) {
             continue;
         }
         case op::attr::fmod:
-            if (def.own_attr != a) break;
+            if (!def.has_attr(a)) break;
             if (int64_t f = attr_as<int64_t>(o, a, "an integer"); f != 0 && f != 1)
                 fail(status::invalid_arguments, op_ref(o), ": fmod must be 0 or 1, got ", f);
             continue;
+        case op::attr::data_format: {
+            if (!def.has_attr(a)) break;
+            const auto &f = attr_as<std::string>(o, a, "a string");
+            if (f != "NXC" && f != "NCX")
+                fail(status::invalid_arguments, op_ref(o), ": data_format must be \"NXC\" or \"NCX\", got \"", f, "\"");
+            continue;
+        }
+        case op::attr::per_channel_broadcast:
+            if (!def.has_attr(a)) break;
+            attr_as<bool>(o, a, "a boolean");
+            continue;
+        case op::attr::beta:
+            if (!def.has_attr(a)) break;
+            attr_as<float>(o, a, "a float");
+            if (o.get_inputs().size() != 1)
+                fail(status::invalid_arguments, op_ref(o), ": beta is the exponent of a one-input Pow; with an",
+                     " exponent tensor it cannot be set");
+            continue;
         case op::attr::consumed_inputs:
             if (!def.consumed_inputs)
-                fail(status::invalid_arguments, op_ref(o), ": consumed_inputs is an attribute of Add-1 only");
+                fail(status::invalid_arguments, op_ref(o), ": consumed_inputs (ONNX opset 1) is not an attribute of ",
+                     op_kind_name(o.get_kind()));
             attr_as<std::vector<int64_t>>(o, a, "a list of integers");
             continue;
         default: break;
@@ -220,7 +417,9 @@ void check_elementwise_attributes(const op &o, const elementwise_def &def) {
              find_attr(a) ? attr_name(a) : std::to_string(static_cast<int>(a)).c_str(), " for ",
              op_kind_name(o.get_kind()));
     }
-    if (def.own_attr == op::attr::direction && !attrs.count(op::attr::direction))
+    if (def.has_attr(op::attr::beta) && o.get_inputs().size() == 1 && !attrs.count(op::attr::beta))
+        fail(status::invalid_arguments, op_ref(o), ": a one-input Pow needs its exponent, beta");
+    if (def.has_attr(op::attr::direction) && !attrs.count(op::attr::direction))
         fail(status::invalid_arguments, op_ref(o), ": direction (\"LEFT\" or \"RIGHT\") is required");
     if (attrs.count(op::attr::auto_broadcast) && attrs.count(op::attr::broadcast))
         fail(status::invalid_arguments, op_ref(o),
@@ -239,6 +438,11 @@ data_type infer_output_type(const op &o, const std::vector<data_type> &in) {
     if (def->rule == type_rule::select) {
         if (in[0] != dt::boolean || in[1] != in[2] || !(def->types & type_bit(in[1]))) return unsupported();
         return in[1];
+    }
+    if (def->rule == type_rule::exponent) { // the exponent (if a tensor) of any numeric type
+        const type_set numeric = floats() | integers();
+        if (!(def->types & type_bit(in[0])) || (in.size() > 1 && !(numeric & type_bit(in[1])))) return unsupported();
+        return in[0];
     }
     const bool same = std::all_of(in.begin(), in.end(), [&](data_type t) { return t == in[0]; });
     if (!same) {
@@ -296,13 +500,34 @@ dims infer_output_shape(const op &o, const std::vector<dims> &in) {
         return a;
     }
     case broadcast_rule::kind::numpy: {
-        const elementwise_def *def = find_elementwise(o.get_kind());
-        if (def && def->condition_one_way) { // the values' shape, which the condition must not change
-            const dims values = numpy_shape(o, {in[1], in[2]});
-            if (numpy_shape(o, {values, in[0]}) != values)
-                incompatible("do not broadcast: the condition ", shape_str(in[0]),
-                             " must broadcast to the values' shape ", shape_str(values));
-            return values;
+        // `from` broadcasts one way to `to`: the result is `to`.
+        auto one_way = [&](const dims &from, const dims &to, const char *what, const char *onto) {
+            if (numpy_shape(o, {to, from}) != to)
+                incompatible("do not broadcast: ", what, " ", shape_str(from), " must broadcast to ", onto, " ",
+                             shape_str(to));
+            return to;
+        };
+        switch (find_elementwise(o.get_kind())->shapes) {
+        case shape_rule::numpy: return numpy_shape(o, in);
+        case shape_rule::condition_one_way:
+            return one_way(in[0], numpy_shape(o, {in[1], in[2]}), "the condition", "the values' shape");
+        case shape_rule::channel:
+        case shape_rule::slope: {
+            const dims &b = in[1];
+            if (b.size() == 1 && per_channel(o)) { // along the channel dim
+                if (a.empty()) incompatible("do not line up: the input has no channel dim");
+                const int c = channel_dim(o, a.size());
+                if (c >= static_cast<int>(a.size()))
+                    incompatible("do not line up: data_format NCX needs an input of rank 2 or more");
+                if (!same_dim(b[0], a[c]) &&
+                    !(b[0] == 1 && find_elementwise(o.get_kind())->shapes == shape_rule::slope))
+                    incompatible("do not line up: ", b[0], " values for the channel dim ", c, " of extent ", a[c]);
+                return a;
+            }
+            if (find_elementwise(o.get_kind())->shapes == shape_rule::channel)
+                incompatible("do not line up: the bias must be 1-D, of the channel dim's extent");
+            return one_way(b, a, "the slope", "the input's shape");
+        }
         }
         return numpy_shape(o, in);
     }
@@ -319,6 +544,9 @@ std::vector<int> input_dim_map(const op &o, size_t input, const dims &shape, siz
         if (numel_is_one(shape)) return map; // every dim has extent 1
         first = r.axis ? static_cast<int>(*r.axis < 0 ? *r.axis + static_cast<int64_t>(out_rank) : *r.axis) : first;
     }
+    const shape_rule rule = find_elementwise(o.get_kind())->shapes;
+    if (input == 1 && rank == 1 && (rule == shape_rule::channel || rule == shape_rule::slope) && per_channel(o))
+        first = channel_dim(o, out_rank);
     for (int i = 0; i < rank; ++i) map[i] = first + i;
     return map;
 }

@@ -41,11 +41,14 @@ enum class ew_fn : uint8_t {
     bitwise_not,
     shift_left,
     shift_right,
-    select, // cond ? x : y (Where, Select)
-    mod,    // Mod fmod=0: the sign of the divisor (integers)
-    fmod,   // Mod fmod=1: C fmod, the sign of the dividend
+    select,   // cond ? x : y (Where, Select)
+    mod,      // Mod fmod=0: the sign of the divisor (integers)
+    fmod,     // Mod fmod=1: C fmod, the sign of the dividend
+    identity, // a copy (Sum, Mean, Max, Min of one input)
+    pow,      // base ^ exponent, the exponent of any numeric type
+    prelu,    // x < 0 ? x * slope : x
 };
-constexpr int kNumEwFns = 24;
+constexpr int kNumEwFns = 27;
 
 /// A set of data types, one bit per dtype_index().
 using type_set = uint32_t;
@@ -55,6 +58,24 @@ enum class type_rule : uint8_t {
     same,         // every input one type of `types`; the output that type
     same_to_bool, // every input one type of `types`; the output boolean
     select,       // a boolean condition, then two inputs of one type of `types`; the output that type
+    exponent,     // a base of one type of `types`, an exponent of any numeric type; the output the base's type
+};
+
+/// How an op's inputs line up with its output beyond numpy over all inputs.
+enum class shape_rule : uint8_t {
+    numpy,             // numpy (or the legacy / none rules its attributes pick)
+    condition_one_way, // oneDNN's Select: the condition (input 0) broadcasts one way to the values' shape
+    channel,           // BiasAdd: input 1 is 1-D, the channel dim of input 0 (`data_format`)
+    slope,             // PReLU: input 1 broadcasts one way to input 0; a 1-D one to the channel dim
+                       // when `per_channel_broadcast` (default true)
+};
+
+/// How an op becomes kernel nodes (canonicalize).
+enum class lowering : uint8_t {
+    one_node,             // one node of the row's function over all inputs
+    fold,                 // left to right: f(f(in0, in1), in2) ...; one input: identity
+    mean,                 // the fold of add, then divided by the input count
+    square_of_difference, // subtract, then multiply the difference by itself (each rounded)
 };
 
 struct elementwise_def {
@@ -72,15 +93,18 @@ struct elementwise_def {
     // results (allowed by a relaxed fpmath mode only).
     int onednn_alg;
     type_set onednn_exact, onednn_flushing;
-    // Shape rule beyond numpy over all inputs: the condition (input 0)
-    // broadcasts one way to the other inputs' shape (oneDNN's Select).
-    bool condition_one_way = false;
-    // One attribute of its own besides the broadcast ones (op::attr::undef: none).
-    op::attr own_attr = op::attr::undef;
+    shape_rule shapes = shape_rule::numpy;
+    // Attributes of its own besides the broadcast ones (op::attr::undef: none).
+    op::attr own_attrs[2] = {op::attr::undef, op::attr::undef};
+    lowering lower = lowering::one_node;
+    bool has_attr(op::attr a) const { return own_attrs[0] == a || own_attrs[1] == a; }
 };
 
+/// No limit on the input count (Sum, Mean, ONNX Max/Min).
+constexpr int kAnyCount = 1 << 30;
+
 /// The kernel function of a validated op: its row's, or chosen by an
-/// attribute (BitShift's direction).
+/// attribute (BitShift's direction, Mod's fmod).
 ew_fn kernel_fn(const op &o);
 
 /// Every row, in op-kind order.
@@ -88,8 +112,7 @@ const std::vector<elementwise_def> &elementwise_ops();
 /// The row of `k`, or nullptr when fusebox does not run `k`.
 const elementwise_def *find_elementwise(op::kind k);
 
-/// Whether fusebox runs `o`: its kind has a row and its input count fits the
-/// row (ONNX Max with three inputs, say, is left to the framework for now).
+/// Whether fusebox runs `o`: its kind has a row and its input count fits the row.
 bool runs_op(const op &o);
 
 /// The bit of `t` in a type_set.
@@ -119,5 +142,12 @@ dims infer_output_shape(const op &o, const std::vector<dims> &in);
 /// has rank `out_rank`: the output dim it lines up with, or -1 where it has
 /// extent 1 and lines up with none (legacy one-element B).
 std::vector<int> input_dim_map(const op &o, size_t input, const dims &shape, size_t out_rank);
+
+/// The channel dim of a tensor of rank `rank` under the op's `data_format`
+/// (NXC, the default: the last; NCX: dim 1).
+int channel_dim(const op &o, size_t rank);
+
+/// oneDNN Pow's exponent (`beta`) when the op has one input; 1 if absent.
+float pow_beta(const op &o);
 
 } // namespace fusebox::detail

@@ -13,12 +13,35 @@ namespace {
 using namespace fbt;
 
 // The kinds fusebox runs (ELEMENTWISE.md, as far as they are built).
-const std::set<op::kind> kRuns = {
-    op::kind::Add,        op::kind::Subtract,   op::kind::Multiply,   op::kind::Divide,       op::kind::Maximum,
-    op::kind::Minimum,    op::kind::Equal,      op::kind::Greater,    op::kind::GreaterEqual, op::kind::Less,
-    op::kind::LessEqual,  op::kind::LogicalAnd, op::kind::LogicalOr,  op::kind::LogicalXor,   op::kind::LogicalNot,
-    op::kind::BitwiseAnd, op::kind::BitwiseOr,  op::kind::BitwiseXor, op::kind::BitwiseNot,   op::kind::BitShift,
-    op::kind::Where,      op::kind::Select,     op::kind::Mod};
+const std::set<op::kind> kRuns = {op::kind::Add,
+                                  op::kind::Subtract,
+                                  op::kind::Multiply,
+                                  op::kind::Divide,
+                                  op::kind::Maximum,
+                                  op::kind::Minimum,
+                                  op::kind::Equal,
+                                  op::kind::Greater,
+                                  op::kind::GreaterEqual,
+                                  op::kind::Less,
+                                  op::kind::LessEqual,
+                                  op::kind::LogicalAnd,
+                                  op::kind::LogicalOr,
+                                  op::kind::LogicalXor,
+                                  op::kind::LogicalNot,
+                                  op::kind::BitwiseAnd,
+                                  op::kind::BitwiseOr,
+                                  op::kind::BitwiseXor,
+                                  op::kind::BitwiseNot,
+                                  op::kind::BitShift,
+                                  op::kind::Where,
+                                  op::kind::Select,
+                                  op::kind::Mod,
+                                  op::kind::Sum,
+                                  op::kind::Mean,
+                                  op::kind::Pow,
+                                  op::kind::PReLU,
+                                  op::kind::BiasAdd,
+                                  op::kind::SquaredDifference};
 
 TEST(op_registry, names_round_trip_and_are_unique) {
     std::set<std::string> names;

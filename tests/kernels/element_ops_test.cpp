@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "kernels/native/binary_ops.hpp"
 #include "test_util.hpp"
@@ -39,7 +40,7 @@ void check_loop(binary_fn fn, op::kind kind, dt ta, dt tb, dt to, const char *is
                         buffer w(logical_tensor(2, to, dims{n})), g(logical_tensor(2, to, dims{n}));
                         std::memcpy(w.data(), want.data(), bytes);
                         std::memcpy(g.data(), out.data() + misalign, bytes);
-                        ASSERT_TRUE(same_elements(w, g))
+                        ASSERT_TRUE(same_elements(w, g, ref_max_ulp(kind, to)))
                             << isa << " " << op_kind_name(kind) << " " << data_type_name(ta) << ","
                             << data_type_name(tb) << " n=" << n << " sa=" << sa << " sb=" << sb << " stream=" << stream
                             << " misalign=" << misalign;
@@ -52,32 +53,53 @@ void check_loop(binary_fn fn, op::kind kind, dt ta, dt tb, dt to, const char *is
     }
 }
 
+// The rows of two-input functions whose function no earlier row has (Sum and
+// BiasAdd run Add's loops, SquaredDifference Subtract's): each loop is
+// checked once, against the reference of the first row that runs it.
+std::vector<const detail::elementwise_def *> binary_rows() {
+    std::vector<const detail::elementwise_def *> rows;
+    std::set<detail::ew_fn> seen;
+    for (const auto &def : detail::elementwise_ops())
+        if (def.inputs_max >= 2 && def.rule != detail::type_rule::select && def.lower == detail::lowering::one_node &&
+            seen.insert(def.fn).second)
+            rows.push_back(&def);
+    for (const auto &def : detail::elementwise_ops()) // Maximum, Minimum: their folds
+        if (def.lower == detail::lowering::fold && seen.insert(def.fn).second) rows.push_back(&def);
+    return rows;
+}
+
+dt output_type(const detail::elementwise_def &def, dt x, dt y) {
+    if (def.rule == detail::type_rule::same_to_bool) return dt::boolean;
+    return x == y || def.rule == detail::type_rule::exponent ? x : dt::f32;
+}
+
 TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
     const auto targets = fusebox::detail::element_ops_for_every_target();
     ASSERT_FALSE(targets.empty());
     const std::vector<dt> all = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8,  dt::u8,      dt::s16,
                                  dt::u16, dt::s32,  dt::u32, dt::s64, dt::u64, dt::boolean, dt::string};
     size_t checked = 0, expected = 0;
-    for (const auto &def : detail::elementwise_ops())
-        for (dt x : def.inputs_min == 2 ? all : std::vector<dt>{})
+    const auto is_float = [](dt t) { return t == dt::f16 || t == dt::bf16 || t == dt::f32 || t == dt::f64; };
+    const auto is_numeric = [](dt t) { return t != dt::boolean && t != dt::string; };
+    for (const auto *def : binary_rows())
+        for (dt x : all)
             for (dt y : all) {
                 // Mod's sign-of-the-divisor form is for integers (floats: fmod=1, checked below).
-                const bool mod_float =
-                    def.kind == op::kind::Mod && (x == dt::f16 || x == dt::bf16 || x == dt::f32 || x == dt::f64);
-                const bool same = x == y && (def.types & detail::type_bit(x)) && !mod_float;
-                const bool mixed = def.mixed_f32 && ((x == dt::f32 && (y == dt::bf16 || y == dt::f16)) ||
-                                                     (y == dt::f32 && (x == dt::bf16 || x == dt::f16)));
-                expected += same || mixed;
+                const bool mod_float = def->kind == op::kind::Mod && is_float(x);
+                const bool accepted = (def->types & detail::type_bit(x)) &&
+                                      (def->rule == detail::type_rule::exponent ? is_numeric(y) : x == y);
+                const bool mixed = def->mixed_f32 && ((x == dt::f32 && (y == dt::bf16 || y == dt::f16)) ||
+                                                      (y == dt::f32 && (x == dt::bf16 || x == dt::f16)));
+                expected += (accepted && !mod_float) || mixed;
             }
     for (const element_ops *ops : targets) {
         SCOPED_TRACE(ops->isa);
-        for (const auto &def : detail::elementwise_ops())
+        for (const auto *def : binary_rows())
             for (dt x : all)
                 for (dt y : all)
                     if (binary_fn fn =
-                            ops->binary[static_cast<int>(def.fn)][detail::dtype_index(x)][detail::dtype_index(y)]) {
-                        const dt to = def.rule == detail::type_rule::same_to_bool ? dt::boolean : x == y ? x : dt::f32;
-                        check_loop(fn, def.kind, x, y, to, ops->isa);
+                            ops->binary[static_cast<int>(def->fn)][detail::dtype_index(x)][detail::dtype_index(y)]) {
+                        check_loop(fn, def->kind, x, y, output_type(*def, x, y), ops->isa);
                         ++checked;
                     }
     }
@@ -86,8 +108,9 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
     // Add, Subtract, Multiply, Divide: 12 same-type and 4 mixed rows each;
     // Maximum, Minimum: 12; Equal: 14 (with boolean, string); 4 other
     // comparisons: 12; And, Or, Xor: boolean; 3 bitwise ops: 8 integer
-    // types; BitShift: 4 unsigned ones; Mod (fmod=0): 8 integer types.
-    EXPECT_EQ(expected, 4 * 16u + 2 * 12u + 14u + 4 * 12u + 3u + 3 * 8u + 4u + 8u);
+    // types; BitShift: 4 unsigned ones; Mod (fmod=0): 8 integer types; Pow:
+    // 6 base types by 12 exponent types; PReLU: 4 float and 4 integer types.
+    EXPECT_EQ(expected, 4 * 16u + 2 * 12u + 14u + 4 * 12u + 3u + 3 * 8u + 4u + 8u + 6 * 12u + 8u);
     std::printf("checked %zu loops on %zu instruction sets:", checked, targets.size());
     for (const element_ops *ops : targets) std::printf(" %s", ops->isa);
     std::printf("\n");
@@ -235,12 +258,12 @@ TEST(element_ops, row_loops_equal_their_loop_per_row) {
     for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
         for (dt x : all)
             for (dt y : all)
-                for (const auto &def : detail::elementwise_ops()) {
-                    const op::kind kind = def.kind;
+                for (const auto *def : binary_rows()) {
+                    const op::kind kind = def->kind;
                     const int ix = detail::dtype_index(x), iy = detail::dtype_index(y);
-                    const auto rows_fn = ops->binary_rows[static_cast<int>(def.fn)][ix][iy];
+                    const auto rows_fn = ops->binary_rows[static_cast<int>(def->fn)][ix][iy];
                     if (!rows_fn) continue;
-                    const dt to = def.rule == detail::type_rule::same_to_bool ? dt::boolean : x == y ? x : dt::f32;
+                    const dt to = output_type(*def, x, y);
                     buffer a(logical_tensor(0, x, dims{rows * pitch})), b(logical_tensor(1, y, dims{n}));
                     fill(a, rng);
                     fill(b, rng);
@@ -375,7 +398,19 @@ TEST(element_ops, unary_ternary_right_shift_and_fmod_loops_match_reference) {
                     ++checked;
                     continue;
                 }
-                if (def.inputs_min == 2) continue;
+                if (def.lower == detail::lowering::fold || def.lower == detail::lowering::mean) { // one input: a copy
+                    const auto fn = ops->nary[static_cast<int>(detail::ew_fn::identity)][detail::dtype_index(t)];
+                    ASSERT_NE(fn, nullptr) << ops->isa << " " << data_type_name(t);
+                    buffer a(logical_tensor(0, t, dims{n})), got(logical_tensor(1, t, dims{n}));
+                    fill(a, rng);
+                    const void *in[] = {a.data()};
+                    const int64_t stride[] = {1};
+                    fn(in, stride, got.data(), n, true);
+                    ASSERT_EQ(std::memcmp(a.data(), got.data(), n * data_type_size(t)), 0) << ops->isa << " copy";
+                    ++checked;
+                    continue;
+                }
+                if (def.inputs_max == 2 || def.lower != detail::lowering::one_node) continue;
                 const auto fn = ops->nary[static_cast<int>(def.fn)][detail::dtype_index(t)];
                 ASSERT_NE(fn, nullptr) << ops->isa << " " << op_kind_name(def.kind) << " " << data_type_name(t);
                 for (int pattern = 0; pattern < 4; ++pattern) { // bit k set: input k broadcast (stride 0)

@@ -142,12 +142,17 @@ std::string catalogue_table() {
     os << "| op kind | inputs | input types | output | legacy `broadcast`/`axis` | oneDNN binary where exact |\n"
        << "|---|---|---|---|---|---|\n";
     for (const auto &d : elementwise_ops()) {
-        const std::string inputs = d.inputs_min == d.inputs_max
-                                       ? std::to_string(d.inputs_min)
+        const std::string inputs = d.inputs_min == d.inputs_max ? std::to_string(d.inputs_min)
+                                   : d.inputs_max == kAnyCount
+                                       ? std::to_string(d.inputs_min) + "+"
                                        : std::to_string(d.inputs_min) + "–" + std::to_string(d.inputs_max);
         std::string in = types(d.types), out = "the input type";
         if (d.rule == type_rule::same_to_bool) out = "boolean";
         if (d.rule == type_rule::select) in = "boolean condition; values: " + in, out = "the values' type";
+        if (d.rule == type_rule::exponent)
+            in = "base: " + in + "; exponent (a tensor, or oneDNN's `beta`): any numeric type", out = "the base's type";
+        if (d.shapes == shape_rule::channel) in += "; a 1-D bias along the channel dim";
+        if (d.shapes == shape_rule::slope) in += "; the slope broadcasts to the input (1-D: per channel)";
         if (d.mixed_f32) in += "; f32 with bf16 or f16 (either order) -> f32";
         std::string onednn = types(d.onednn_exact);
         if (d.onednn_flushing) onednn += " (" + types(d.onednn_flushing) + " with a relaxed fpmath mode)";

@@ -171,7 +171,13 @@ inline bool ref_computes(op::kind kind) {
     case op::kind::BitwiseOr:
     case op::kind::BitwiseXor:
     case op::kind::BitShift:
-    case op::kind::Mod: return true;
+    case op::kind::Mod:
+    case op::kind::Pow:
+    case op::kind::PReLU:
+    case op::kind::BiasAdd:
+    case op::kind::SquaredDifference:
+    case op::kind::Sum:
+    case op::kind::Mean: return true;
     default: return false;
     }
 }
@@ -205,6 +211,18 @@ template <typename F> F ref_float_op(op::kind kind, F x, F y) {
     switch (kind) {
     case op::kind::Mod: return std::fmod(x, y); // floats: fmod=1 only
     case op::kind::Subtract: return x - y;
+    case op::kind::PReLU: return x < 0 ? x * y : x;
+    case op::kind::SquaredDifference: { // the difference rounded to F, then squared
+        const F d = x - y;
+        return d * d;
+    }
+    // Pow in 64-bit x87 precision, rounded once to F; C's special values
+    // (a zero, infinite or NaN operand) from the double pow, where they are
+    // exact (glibc's powl misreads some: powl(-inf, -2^63) is not +0).
+    case op::kind::Pow:
+        if (!std::isfinite(x) || !std::isfinite(y) || x == 0)
+            return static_cast<F>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+        return static_cast<F>(powl(static_cast<long double>(x), static_cast<long double>(y)));
     case op::kind::Multiply: return x * y;
     case op::kind::Divide: return x / y;
     case op::kind::Maximum: // IEEE 754-2019 maximum: NaN propagates, -0 < +0
@@ -248,11 +266,41 @@ inline uint64_t ref_int_op(op::kind kind, bool is_signed, int64_t sx, int64_t sy
         return ux / uy;
     case op::kind::Maximum: return is_signed ? static_cast<uint64_t>(std::max(sx, sy)) : std::max(ux, uy);
     case op::kind::Minimum: return is_signed ? static_cast<uint64_t>(std::min(sx, sy)) : std::min(ux, uy);
+    case op::kind::PReLU: return is_signed && sx < 0 ? ux * uy : ux;
     default: return ux + uy;
     }
 }
 
 inline bool is_signed_type(dt t) { return t == dt::s8 || t == dt::s16 || t == dt::s32 || t == dt::s64; }
+
+/// Element `i` of any numeric type as a long double (exact for every integer).
+inline long double as_number(dt t, const void *p, int64_t i) {
+    if (is_float_type(t)) return as_double(t, p, i);
+    if (is_signed_type(t)) return static_cast<long double>(int_value(t, p, i));
+    return static_cast<long double>(int_bits(t, p, i));
+}
+
+/// x^e in `bytes`-byte two's complement (ELEMENTWISE.md): a negative e
+/// gives 1 for x = 1, +-1 for x = -1, else 0.
+inline uint64_t ref_int_pow(int64_t x, int64_t e) {
+    if (e < 0) return x == 1 ? 1 : x == -1 ? static_cast<uint64_t>(e % 2 ? -1 : 1) : 0;
+    if (e == 0) return 1;
+    const uint64_t half = ref_int_pow(x, e / 2);
+    return half * half * (e % 2 ? static_cast<uint64_t>(x) : 1);
+}
+
+/// An exponent as Cast converts it to the signed integer type of `bytes`
+/// bytes: floats truncate toward zero and saturate (NaN: 0), integers wrap.
+inline int64_t ref_exponent_as_int(dt t, const void *p, int64_t i, size_t bytes) {
+    const long double lo = -ldexpl(1.0L, static_cast<int>(8 * bytes - 1)), hi = -lo - 1;
+    if (is_float_type(t)) {
+        const long double v = as_number(t, p, i);
+        if (std::isnan(v)) return 0;
+        return static_cast<int64_t>(std::trunc(std::clamp(v, lo, hi)));
+    }
+    const uint64_t bits = static_cast<uint64_t>(int_value(t, p, i)) << (64 - 8 * bytes);
+    return static_cast<int64_t>(bits) >> (64 - 8 * bytes); // the low bytes, sign-extended
+}
 
 /// Writes the reference result of `kind` on elements (a[i], b[j]) into out[k]
 /// (`alt`: the op's other form — BitShift's direction "RIGHT", Mod's fmod=1).
@@ -279,6 +327,36 @@ inline void ref_element(op::kind kind, dt ta, const void *a, int64_t i, dt tb, c
             r = ref_compare(kind, int_bits(ta, a, i), int_bits(tb, b, j));
         }
         o[k] = r;
+        return;
+    }
+    if (kind == op::kind::Pow && !is_float_type(ta)) { // an integer base
+        const size_t bytes = data_type_size(ta);
+        const uint64_t r = ref_int_pow(int_value(ta, a, i), ref_exponent_as_int(tb, b, j, bytes));
+        std::memcpy(o + k * bytes, &r, bytes);
+        return;
+    }
+    if (kind == op::kind::Pow) { // the exponent converted to the base's compute type first
+        const long double y = as_number(tb, b, j);
+        if (to == dt::f64) {
+            const double r = ref_float_op(kind, as_double(ta, a, i), static_cast<double>(y));
+            std::memcpy(o + k * 8, &r, 8);
+            return;
+        }
+        const float r = ref_float_op(kind, static_cast<float>(as_double(ta, a, i)), static_cast<float>(y));
+        if (to == dt::f32) {
+            std::memcpy(o + k * 4, &r, 4);
+        } else {
+            const uint16_t h = to == dt::f16 ? ref_f32_to_f16(r) : ref_f32_to_bf16(r);
+            std::memcpy(o + k * 2, &h, 2);
+        }
+        return;
+    }
+    if (kind == op::kind::SquaredDifference && (to == dt::f16 || to == dt::bf16)) { // two ops, each rounded
+        auto round = [&](float v) { return to == dt::f16 ? ref_f32_to_f16(v) : ref_f32_to_bf16(v); };
+        auto value = [&](uint16_t h) { return to == dt::f16 ? ref_f16_to_f32(h) : ref_bf16_to_f32(h); };
+        const float d = value(round(static_cast<float>(as_double(ta, a, i)) - static_cast<float>(as_double(tb, b, j))));
+        const uint16_t h = round(d * d);
+        std::memcpy(o + k * 2, &h, 2);
         return;
     }
     if (!is_float_type(to)) { // the low bytes of the exact 64-bit result
@@ -428,9 +506,32 @@ inline void fill(buffer &buf, std::mt19937_64 &rng, bool edge_values = true) {
     }
 }
 
+/// The tolerance of a comparison against this reference, in units in the last
+/// place: 1 for f64 Pow (libm's pow is within 0.52 ulp, not correctly
+/// rounded; the reference rounds an x87 powl), 0 (bit for bit) otherwise.
+inline int64_t ref_max_ulp(op::kind kind, dt out) { return kind == op::kind::Pow && out == dt::f64 ? 1 : 0; }
+
+/// The same for a whole graph's outputs: 1 where it holds a Pow.
+inline int64_t ref_max_ulp(const std::vector<op> &ops) {
+    for (const op &o : ops)
+        if (o.get_kind() == op::kind::Pow) return 1;
+    return 0;
+}
+
+/// Units in the last place between two finite floats of type t of the same
+/// sign (as ordered bit patterns); INT64_MAX when their signs differ (+0 and
+/// -0 included).
+inline int64_t ulp_distance(dt t, const void *x, const void *y) {
+    const uint64_t a = int_bits(t, x, 0), b = int_bits(t, y, 0);
+    const uint64_t sign = uint64_t{1} << (8 * data_type_size(t) - 1);
+    if ((a & sign) != (b & sign)) return INT64_MAX;
+    return a > b ? static_cast<int64_t>(a - b) : static_cast<int64_t>(b - a);
+}
+
 /// Empty when `actual` holds the same elements as `expected` (floats compare
-/// NaN to NaN as equal, everything else bit for bit); else the first mismatch.
-inline std::string first_mismatch(const buffer &expected, const buffer &actual) {
+/// NaN to NaN as equal, everything else bit for bit, or floats within
+/// `max_ulp` units in the last place); else the first mismatch.
+inline std::string first_mismatch(const buffer &expected, const buffer &actual, int64_t max_ulp = 0) {
     const logical_tensor &lt = expected.lt;
     const dt t = lt.get_data_type();
     const size_t es = data_type_size(t);
@@ -441,6 +542,9 @@ inline std::string first_mismatch(const buffer &expected, const buffer &actual) 
         const unsigned char *x = expected.bytes.data() + off * es, *y = actual.bytes.data() + off * es;
         if (std::memcmp(x, y, es) == 0) return;
         if (is_float_type(t) && std::isnan(as_double(t, x, 0)) && std::isnan(as_double(t, y, 0))) return;
+        if (max_ulp > 0 && is_float_type(t) && !std::isnan(as_double(t, x, 0)) && !std::isnan(as_double(t, y, 0)) &&
+            ulp_distance(t, x, y) <= max_ulp)
+            return;
         first = "element at offset " + std::to_string(off) + ": expected bits " + std::to_string(int_bits(t, x, 0)) +
                 ", got " + std::to_string(int_bits(t, y, 0));
     });
@@ -465,10 +569,23 @@ inline int64_t legacy_first_dim(const op &o, size_t rank_a, size_t rank_b) {
 
 inline data_type reference_type(const op &o, data_type a, data_type b) {
     if (ref_is_comparison(o.get_kind())) return data_type::boolean;
+    if (o.get_kind() == op::kind::Pow) return a; // the base's type
     return a == b ? a : data_type::f32;
 }
 
-/// Evaluates every binary elementwise op of `ops` (in any order) from the buffers in
+/// The dim of the output where a 1-D second input lines up with BiasAdd's
+/// or (per channel, the default) PReLU's channel dim: -1 for other ops.
+inline int64_t channel_first_dim(const op &o, size_t rank_a, size_t rank_b) {
+    const auto &attrs = o.get_attrs();
+    if ((o.get_kind() != op::kind::BiasAdd && o.get_kind() != op::kind::PReLU) || rank_b != 1) return -1;
+    if (auto pc = attrs.find(op::attr::per_channel_broadcast); pc != attrs.end() && !std::get<bool>(pc->second))
+        return -1;
+    auto f = attrs.find(op::attr::data_format);
+    const bool ncx = f != attrs.end() && std::get<std::string>(f->second) == "NCX";
+    return ncx ? 1 : static_cast<int64_t>(rank_a) - 1;
+}
+
+/// Evaluates every elementwise op of `ops` (in any order) from the buffers in
 /// `values`, which holds the graph inputs and receives every result; other
 /// kinds are skipped, ops whose inputs never become available are left out.
 inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::shared_ptr<buffer>> &values) {
@@ -477,39 +594,80 @@ inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::sh
         for (size_t i = 0; i < ops.size(); ++i) {
             const op &o = ops[i];
             if (done[i]) continue;
-            if (ref_computes_nary(o.get_kind())) {
-                std::vector<const buffer *> in;
-                for (const auto &lt : o.get_inputs())
-                    if (values.count(lt.get_id())) in.push_back(values.at(lt.get_id()).get());
-                if (in.size() != o.get_inputs().size()) continue;
-                dims shape;
-                for (const buffer *x : in) shape = numpy_broadcast(shape, x->lt.get_dims());
-                const dt type = o.get_kind() == op::kind::Where || o.get_kind() == op::kind::Select
-                                    ? in[1]->lt.get_data_type()
-                                    : in[0]->lt.get_data_type();
-                auto out = std::make_shared<buffer>(logical_tensor(o.get_outputs()[0].get_id(), type, shape));
-                ref_nary(o.get_kind(), in, *out);
-                values[out->lt.get_id()] = out;
-                done[i] = true, ++finished;
-                continue;
-            }
-            if (!ref_computes(o.get_kind()) || o.get_inputs().size() != 2) {
+            const op::kind kind = o.get_kind();
+            if (!ref_computes_nary(kind) && !ref_computes(kind)) {
                 done[i] = true, ++finished; // End, and kinds the reference does not compute
                 continue;
             }
-            const size_t ia = o.get_inputs()[0].get_id(), ib = o.get_inputs()[1].get_id();
-            if (!values.count(ia) || !values.count(ib)) continue;
-            const buffer &a = *values.at(ia), &b = *values.at(ib);
-            const dims shape = broadcast_shape(o, a.lt.get_dims(), b.lt.get_dims());
-            auto out = std::make_shared<buffer>(logical_tensor(
-                o.get_outputs()[0].get_id(), reference_type(o, a.lt.get_data_type(), b.lt.get_data_type()), shape));
-            auto dir = o.get_attrs().find(op::attr::direction);
-            auto fmod = o.get_attrs().find(op::attr::fmod);
-            const bool right = (dir != o.get_attrs().end() && std::get<std::string>(dir->second) == "RIGHT") ||
-                               (fmod != o.get_attrs().end() && std::get<int64_t>(fmod->second) == 1);
-            ref_binary(o.get_kind(), a, b, *out, legacy_first_dim(o, a.lt.get_dims().size(), b.lt.get_dims().size()),
-                       right);
-            values[out->lt.get_id()] = out;
+            std::vector<const buffer *> in;
+            for (const auto &lt : o.get_inputs())
+                if (values.count(lt.get_id())) in.push_back(values.at(lt.get_id()).get());
+            if (in.size() != o.get_inputs().size()) continue;
+            const size_t out_id = o.get_outputs()[0].get_id();
+            std::shared_ptr<buffer> out;
+            if (ref_computes_nary(kind)) {
+                dims shape;
+                for (const buffer *x : in) shape = numpy_broadcast(shape, x->lt.get_dims());
+                const dt type = kind == op::kind::Where || kind == op::kind::Select ? in[1]->lt.get_data_type()
+                                                                                    : in[0]->lt.get_data_type();
+                out = std::make_shared<buffer>(logical_tensor(out_id, type, shape));
+                ref_nary(kind, in, *out);
+            } else if (in.size() == 1) { // Sum, Mean, Max, Min of one input: a copy; Pow: x ^ beta
+                buffer beta(logical_tensor(out_id + 1, dt::f32, dims{1}));
+                const float exponent = kind == op::kind::Pow ? std::get<float>(o.get_attrs().at(op::attr::beta)) : 0.0f;
+                std::memcpy(beta.data(), &exponent, 4);
+                out = std::make_shared<buffer>(logical_tensor(out_id, in[0]->lt.get_data_type(), in[0]->lt.get_dims()));
+                if (kind == op::kind::Pow)
+                    ref_binary(kind, *in[0], beta, *out);
+                else
+                    for_each_index(out->lt.get_dims(), [&](int64_t, const dims &idx) {
+                        const size_t es = data_type_size(out->lt.get_data_type());
+                        std::memcpy(static_cast<unsigned char *>(out->data()) + offset_of(out->strides, idx) * es,
+                                    static_cast<const unsigned char *>(in[0]->data()) +
+                                        offset_of(in[0]->strides, idx) * es,
+                                    es);
+                    });
+            } else {
+                // Two inputs, or Sum, Mean, Max, Min folded left to right, each step
+                // rounded to the type; Mean then divides by the count.
+                const op::kind step = kind == op::kind::Sum || kind == op::kind::Mean ? op::kind::Add : kind;
+                std::shared_ptr<const buffer> acc = values.at(o.get_inputs()[0].get_id());
+                for (size_t k = 1; k < in.size(); ++k) {
+                    const buffer &a = *acc, &b = *in[k];
+                    const size_t ra = a.lt.get_dims().size(), rb = b.lt.get_dims().size();
+                    int64_t first = legacy_first_dim(o, ra, rb);
+                    if (first < 0) first = channel_first_dim(o, ra, rb);
+                    const dims shape =
+                        first >= 0 ? a.lt.get_dims() : broadcast_shape(o, a.lt.get_dims(), b.lt.get_dims());
+                    auto next = std::make_shared<buffer>(
+                        logical_tensor(out_id, reference_type(o, a.lt.get_data_type(), b.lt.get_data_type()), shape));
+                    auto dir = o.get_attrs().find(op::attr::direction);
+                    auto fmod = o.get_attrs().find(op::attr::fmod);
+                    const bool alt = (dir != o.get_attrs().end() && std::get<std::string>(dir->second) == "RIGHT") ||
+                                     (fmod != o.get_attrs().end() && std::get<int64_t>(fmod->second) == 1);
+                    ref_binary(step, a, b, *next, first, alt);
+                    acc = next;
+                }
+                out = std::const_pointer_cast<buffer>(acc);
+                if (kind == op::kind::Mean) {
+                    buffer count(logical_tensor(out_id + 1, out->lt.get_data_type(), dims{1}));
+                    const double n = static_cast<double>(in.size());
+                    const float nf = static_cast<float>(n);
+                    switch (count.lt.get_data_type()) {
+                    case dt::f64: std::memcpy(count.data(), &n, 8); break;
+                    case dt::f32: std::memcpy(count.data(), &nf, 4); break;
+                    default: {
+                        const uint16_t h =
+                            count.lt.get_data_type() == dt::f16 ? ref_f32_to_f16(nf) : ref_f32_to_bf16(nf);
+                        std::memcpy(count.data(), &h, 2);
+                    }
+                    }
+                    auto mean = std::make_shared<buffer>(out->lt);
+                    ref_binary(op::kind::Divide, *out, count, *mean);
+                    out = mean;
+                }
+            }
+            values[out_id] = out;
             done[i] = true, ++finished;
         }
     }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/native/binary_ops.hpp"
@@ -70,6 +71,104 @@ void equal_string(const void *a_, int64_t sa, const void *b_, int64_t sb, void *
         const string_view_t &x = a[sa * i], &y = b[sb * i];
         out[i] = x.size == y.size && (x.size == 0 || std::memcmp(x.data, y.data, x.size) == 0);
     }
+}
+
+// ---- Pow: scalar loops, the same on every target (libm's pow bounds them) ----
+
+// An element of type T as the base of Pow computes it (halves in f32), and back.
+template <data_type T> struct pow_type { using storage = void; };
+template <> struct pow_type<data_type::f16> {
+    using storage = uint16_t;
+    static float in(uint16_t v) { return f16_to_f32(v); }
+    static uint16_t out(float v) { return f32_to_f16(v); }
+};
+template <> struct pow_type<data_type::bf16> {
+    using storage = uint16_t;
+    static float in(uint16_t v) { return bf16_to_f32(v); }
+    static uint16_t out(float v) { return f32_to_bf16(v); }
+};
+#define FUSEBOX_POW_TYPE(DT, T)                                                                                        \
+    template <> struct pow_type<DT> {                                                                                  \
+        using storage = T;                                                                                             \
+        static T in(T v) { return v; }                                                                                 \
+        static T out(T v) { return v; }                                                                                \
+    };
+FUSEBOX_POW_TYPE(data_type::f32, float)
+FUSEBOX_POW_TYPE(data_type::f64, double)
+FUSEBOX_POW_TYPE(data_type::s8, int8_t)
+FUSEBOX_POW_TYPE(data_type::u8, uint8_t)
+FUSEBOX_POW_TYPE(data_type::s16, int16_t)
+FUSEBOX_POW_TYPE(data_type::u16, uint16_t)
+FUSEBOX_POW_TYPE(data_type::s32, int32_t)
+FUSEBOX_POW_TYPE(data_type::u32, uint32_t)
+FUSEBOX_POW_TYPE(data_type::s64, int64_t)
+FUSEBOX_POW_TYPE(data_type::u64, uint64_t)
+#undef FUSEBOX_POW_TYPE
+
+// An exponent converted to the integer type I as Cast converts: a float
+// truncates toward zero and saturates (NaN -> 0), an integer wraps.
+template <typename I, typename E> I exponent_as(E e) {
+    if constexpr (std::is_floating_point_v<E>) {
+        if (e != e) return 0;
+        if (e <= static_cast<E>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+        if (e >= -static_cast<E>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::max();
+        return static_cast<I>(e);
+    } else {
+        return wrap<I>(static_cast<uint64_t>(e));
+    }
+}
+
+// x^e with two's-complement wraparound, by squaring; a negative exponent
+// gives 1 for x = 1, +-1 for x = -1 and 0 otherwise (ELEMENTWISE.md).
+template <typename I> I int_pow(I x, I e) {
+    if (e < 0) return x == 1 ? 1 : x == -1 ? ((e & 1) ? -1 : 1) : 0;
+    uint64_t result = 1, base = static_cast<uint64_t>(static_cast<int64_t>(x));
+    for (auto k = static_cast<uint64_t>(e); k; k >>= 1, base *= base)
+        if (k & 1) result *= base;
+    return wrap<I>(result);
+}
+
+// out = base ^ exponent. Float bases: the exponent in the base's compute
+// type (f32 for halves), pow evaluated in double and rounded once to it
+// (f64: libm's pow), then halves rounded once more, as every f16/bf16 op.
+template <data_type TB, data_type TE>
+void pow_loop(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool) {
+    using B = pow_type<TB>;
+    using E = pow_type<TE>;
+    auto *a = static_cast<const typename B::storage *>(a_);
+    auto *b = static_cast<const typename E::storage *>(b_);
+    auto *out = static_cast<typename B::storage *>(out_);
+    for (int64_t i = 0; i < n; ++i) {
+        const auto x = B::in(a[sa * i]);
+        const auto y = E::in(b[sb * i]);
+        using X = std::remove_cv_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, double>) {
+            out[i] = std::pow(x, static_cast<double>(y));
+        } else if constexpr (std::is_same_v<X, float>) {
+            const float yf = static_cast<float>(y);
+            out[i] = B::out(static_cast<float>(std::pow(static_cast<double>(x), static_cast<double>(yf))));
+        } else {
+            out[i] = int_pow<X>(x, exponent_as<X>(y));
+        }
+    }
+}
+
+template <data_type TB, data_type... TE> void set_pow_row(binary_fn (&table)[kNumDataTypes][kNumDataTypes]) {
+    ((table[dtype_index(TB)][dtype_index(TE)] = pow_loop<TB, TE>), ...);
+}
+
+// Pow for every base type of its row and every numeric exponent type.
+void set_pow(binary_fn (&table)[kNumDataTypes][kNumDataTypes]) {
+    using dt = data_type;
+#define FUSEBOX_EXPONENTS                                                                                              \
+    dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64, dt::u64
+    set_pow_row<dt::f16, FUSEBOX_EXPONENTS>(table);
+    set_pow_row<dt::bf16, FUSEBOX_EXPONENTS>(table);
+    set_pow_row<dt::f32, FUSEBOX_EXPONENTS>(table);
+    set_pow_row<dt::f64, FUSEBOX_EXPONENTS>(table);
+    set_pow_row<dt::s32, FUSEBOX_EXPONENTS>(table);
+    set_pow_row<dt::s64, FUSEBOX_EXPONENTS>(table);
+#undef FUSEBOX_EXPONENTS
 }
 
 } // namespace
@@ -356,6 +455,27 @@ struct shift_right_fn {
     template <typename T> static T scalar(T x, T y) {
         return static_cast<uint64_t>(y) >= 8 * sizeof(T) ? T{0} : static_cast<T>(x >> y);
     }
+};
+
+// PReLU: x < 0 ? x * slope : x (the product wraps for integers).
+struct prelu_fn {
+    template <typename T> static constexpr bool vector = !kIsInt<T> || (sizeof(T) == 4 && std::is_signed_v<T>);
+    template <class V> static V vec(V a, V b) {
+        return hn::IfThenElse(hn::Lt(a, hn::Zero(hn::DFromV<V>())), hn::Mul(a, b), a);
+    }
+    template <typename T> static T scalar(T x, T y) {
+        if constexpr (std::is_unsigned_v<T>)
+            return x;
+        else
+            return x < 0 ? multiply_fn::scalar<T>(x, y) : x;
+    }
+};
+
+// A copy (Sum, Mean, Max and Min of one input).
+struct identity_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a) { return a; }
+    template <typename T> static T scalar(T x) { return x; }
 };
 
 // out = F(a) over one type T.
@@ -1102,17 +1222,27 @@ const element_ops *get_element_ops() {
             not_[dtype_index(dt::s64)] = unary<bitwise_not_fn, int64_t>;
             not_[dtype_index(dt::u64)] = unary<bitwise_not_fn, uint64_t>;
         }
-        // Where and Select move elements: one loop per element size.
+        set<binary<prelu_fn, float>, float, float, float>(o, ew_fn::prelu, dt::f32, dt::f32);
+        set<binary<prelu_fn, double>, double, double, double>(o, ew_fn::prelu, dt::f64, dt::f64);
+        set<binary<prelu_fn, int32_t>, int32_t, int32_t, int32_t>(o, ew_fn::prelu, dt::s32, dt::s32);
+        set<binary<prelu_fn, uint32_t>, uint32_t, uint32_t, uint32_t>(o, ew_fn::prelu, dt::u32, dt::u32);
+        set<binary<prelu_fn, int64_t>, int64_t, int64_t, int64_t>(o, ew_fn::prelu, dt::s64, dt::s64);
+        set<binary<prelu_fn, uint64_t>, uint64_t, uint64_t, uint64_t>(o, ew_fn::prelu, dt::u64, dt::u64);
+        set<binary_f32<prelu_fn, f16, f16, f16>, uint16_t, uint16_t, uint16_t>(o, ew_fn::prelu, dt::f16, dt::f16);
+        set<binary_f32<prelu_fn, bf16, bf16, bf16>, uint16_t, uint16_t, uint16_t>(o, ew_fn::prelu, dt::bf16, dt::bf16);
+        set_pow(o.binary[static_cast<int>(ew_fn::pow)]);
+        // Where, Select and the copy move elements: one loop per element size.
         for (int t = 1; t < kNumDataTypes; ++t) {
-            nary_fn fn = nullptr;
+            nary_fn select = select_values<string_view_t>, copy = nullptr;
             switch (data_type_size(data_type_at(t))) {
-            case 1: fn = select_values<uint8_t>; break;
-            case 2: fn = select_values<uint16_t>; break;
-            case 4: fn = select_values<uint32_t>; break;
-            case 8: fn = select_values<uint64_t>; break;
-            default: fn = select_values<string_view_t>; break;
+            case 1: select = select_values<uint8_t>, copy = unary<identity_fn, uint8_t>; break;
+            case 2: select = select_values<uint16_t>, copy = unary<identity_fn, uint16_t>; break;
+            case 4: select = select_values<uint32_t>, copy = unary<identity_fn, uint32_t>; break;
+            case 8: select = select_values<uint64_t>, copy = unary<identity_fn, uint64_t>; break;
+            default: break;
             }
-            o.nary[static_cast<int>(ew_fn::select)][t] = fn;
+            o.nary[static_cast<int>(ew_fn::select)][t] = select;
+            o.nary[static_cast<int>(ew_fn::identity)][t] = copy;
         }
         // Equal also takes booleans and strings, and compares f16/bf16 by their
         // bits (exact without F16C, and faster).

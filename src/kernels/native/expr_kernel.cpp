@@ -141,12 +141,13 @@ class native_expr_kernel final : public kernel {
 public:
     explicit native_expr_kernel(const fused_expr &e)
         : kernel({std::string("native:expr:") + element_ops_for_cpu().isa}), shape_(e.shape),
-          out_strides_(e.out_strides), total_(e.numel()) {
+          out_strides_(e.out_strides), total_(e.numel()), n_inputs_(e.inputs.size()) {
+        for (const constant &c : e.constants) constants_.push_back(c.bits);
         out_size_ = data_type_size(e.output.get_data_type());
         size_t slot_bytes = 8 * e.nodes.size(); // scratch per element of a block
         size_t widest = out_size_;
         for (const auto &o : e.operands) {
-            const size_t es = data_type_size(e.inputs[o.port].get_data_type());
+            const size_t es = data_type_size(e.operand_type(o));
             slot_bytes += es, widest = std::max(widest, es);
         }
         block_ = e.nodes.size() > 1 && widest <= 2 ? kMaxNarrowBlock : kMaxBlock;
@@ -155,7 +156,7 @@ public:
         int64_t bytes_per_element = static_cast<int64_t>(out_size_);
         const size_t rank = shape_.size();
         for (const auto &o : e.operands) {
-            size_t es = data_type_size(e.inputs[o.port].get_data_type());
+            size_t es = data_type_size(e.operand_type(o));
             operands_.push_back({o.port, es, o.strides, slot(es)});
             for (size_t d = 0; d < rank; ++d) operands_.back().extent += (shape_[d] - 1) * o.strides[d];
             operands_.back().extent += 1;
@@ -344,6 +345,16 @@ public:
     }
 
     void execute(const void *const *inputs, void *output, const exec_context &ctx) const override {
+        if (constants_.empty()) return execute_all(inputs, output, ctx);
+        // Constants are operands after the inputs.
+        small_buffer<const void *, 16> all(n_inputs_ + constants_.size());
+        std::copy(inputs, inputs + n_inputs_, all.data());
+        for (size_t k = 0; k < constants_.size(); ++k) all[n_inputs_ + k] = &constants_[k];
+        execute_all(all.data(), output, ctx);
+    }
+
+private:
+    void execute_all(const void *const *inputs, void *output, const exec_context &ctx) const {
         if (total_ == 0) return;
         if (panels_) return execute_panels(inputs, output, ctx);
         const int chunks = facts_.chunks;
@@ -363,7 +374,6 @@ public:
         });
     }
 
-private:
     // Runs f(scratch) with the block scratch on the stack, or from the
     // engine's allocator when it is larger.
     template <typename F> void with_scratch(const exec_context &ctx, F &&f) const {
@@ -693,6 +703,7 @@ private:
 
     std::vector<int64_t> shape_, out_strides_;
     std::vector<operand_plan> operands_;
+    std::vector<uint64_t> constants_;    // each constant's element in its low bytes (operand ports from n_inputs_)
     std::vector<int64_t> inner_strides_; // each operand's stride along the inner dim
     std::vector<node_plan> nodes_;
     chain_fn chain_ = nullptr;              // the nodes are a chain of one function over one type (plan_chain)
@@ -714,6 +725,7 @@ private:
     transpose_fn out_transpose_ = nullptr;
     size_t packed_slot_ = 0; // columns of a tile before its transpose
     int64_t total_;          // elements of the output
+    size_t n_inputs_;        // partition inputs; constants follow them
 };
 
 } // namespace

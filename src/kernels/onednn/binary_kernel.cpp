@@ -46,7 +46,9 @@ memory::data_type onednn_type(data_type t) {
 // conversion flushes subnormal results to zero); comparisons read bf16 exactly.
 bool fits_onednn(const expr_node &n, const onednn_options &opt, memory::data_type &src, memory::data_type &dst) {
     const elementwise_def &def = *find_elementwise(n.kind);
-    if (!def.onednn_alg || n.n_args != 2 || n.in_dt[0] != n.in_dt[1]) return false;
+    // (A node of another function than its row's is a step of a lowering,
+    // e.g. Mean's division: its row's algorithm is not the node's.)
+    if (!def.onednn_alg || n.fn != def.fn || n.n_args != 2 || n.in_dt[0] != n.in_dt[1]) return false;
     const type_set t = type_bit(n.in_dt[0]);
     const bool may_flush = (n.in_dt[0] == data_type::bf16 && opt.bf16_add_may_flush) ||
                            (n.in_dt[0] == data_type::f16 && opt.f16_add_may_flush);
@@ -220,6 +222,7 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &flat, const onednn_
     for (const auto &o : flat.operands)
         if (o.strides[inner] != 0 && o.strides[inner] != 1)
             return why = "an input is read across the inner dim (a transposing partition)", nullptr;
+    if (!flat.constants.empty()) return why = "a constant operand", nullptr;
     const fused_expr e = at_least_2d(flat);
     memory::data_type src_dt = memory::data_type::undef, dst_dt = memory::data_type::undef;
     for (const expr_node &node : e.nodes) {

@@ -1,0 +1,260 @@
+// The ops that become more than one kernel node, or take a rule of their own:
+// Sum, Mean, Max and Min over 1..N inputs (folded left to right, each step
+// rounded), SquaredDifference (the difference rounded, then squared), Pow in
+// both forms (oneDNN's `beta` and ONNX's exponent tensor of any numeric
+// type), BiasAdd along the channel dim and PReLU's slope rules. Each runs as
+// one partition, equals the reference, and equals itself op by op.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "graph_runner.hpp"
+
+namespace {
+
+using namespace fbt;
+
+using lt = logical_tensor;
+const auto any = lt::layout_type::any;
+
+struct value {
+    size_t id;
+    std::shared_ptr<buffer> buf;
+};
+
+value random(size_t id, dt t, const dims &shape, std::mt19937_64 &rng) {
+    auto b = std::make_shared<buffer>(lt(id, t, shape));
+    fill(*b, rng);
+    return {id, b};
+}
+
+// Runs `ops` fused (one partition expected) and op by op; both must equal
+// the reference at tensor `out_id` (within `max_ulp` for f64 Pow).
+void check(const std::vector<op> &ops, const std::vector<value> &inputs, size_t out_id, int64_t max_ulp = 0) {
+    std::map<size_t, std::shared_ptr<buffer>> values;
+    for (const value &v : inputs) values[v.id] = v.buf;
+    auto build = [&] {
+        graph g(engine::kind::cpu);
+        for (const op &o : ops) g.add_op(o);
+        g.finalize();
+        return g;
+    };
+    graph fused = build(), debug = build();
+    ASSERT_EQ(fused.get_partitions().size(), 1u);
+    ASSERT_TRUE(fused.get_partitions()[0].is_supported());
+    for (const char *mode : {"native", "auto"}) {
+        kernel_env env(mode);
+        auto fused_values = values, debug_values = values, ref_values = values;
+        std::vector<std::string> impls;
+        run_graph(fused, partition::policy::fusion, fused_values, &impls);
+        run_graph(debug, partition::policy::debug, debug_values);
+        reference_graph(ops, ref_values);
+        EXPECT_TRUE(same_elements(*ref_values.at(out_id), *fused_values.at(out_id), max_ulp))
+            << mode << " " << impls.at(0);
+        EXPECT_TRUE(same_elements(*debug_values.at(out_id), *fused_values.at(out_id))) << mode;
+    }
+}
+
+op make(size_t id, op::kind kind, std::vector<lt> in, size_t out) {
+    return op(id, kind, std::move(in), {lt(out, dt::undef, any)}, "op");
+}
+
+TEST(lowered_ops, sum_mean_max_min_of_any_input_count_broadcast_and_fold_left_to_right) {
+    std::mt19937_64 rng(31);
+    const std::vector<dims> shapes = {{3, 1, 40}, {7, 40}, {1}, {3, 7, 1}, {40}};
+    for (op::kind kind : {op::kind::Sum, op::kind::Mean, op::kind::Maximum, op::kind::Minimum})
+        for (dt t : {dt::f32, dt::f16, dt::bf16, dt::f64, dt::s32, dt::u8})
+            for (size_t n : {1, 2, 3, 5}) {
+                const bool float_only = kind == op::kind::Sum || kind == op::kind::Mean;
+                if (float_only && (t == dt::s32 || t == dt::u8)) continue;
+                SCOPED_TRACE(std::string(op_kind_name(kind)) + " " + data_type_name(t) + " n=" + std::to_string(n));
+                std::vector<value> in;
+                std::vector<lt> ports;
+                for (size_t k = 0; k < n; ++k) {
+                    in.push_back(random(k, t, shapes[k], rng));
+                    ports.push_back(in.back().buf->lt);
+                }
+                check({make(0, kind, ports, 10)}, in, 10);
+            }
+}
+
+TEST(lowered_ops, mean_of_halves_rounds_the_sum_before_dividing) {
+    // bf16: 1 + 2^-8 rounds to 1 (ties to even), twice, so Mean(1, 2^-8,
+    // 2^-8) is 1/3 rounded (0x3EAB), not (1 + 2^-7)/3 (0x3EAC): the fold
+    // stores each partial sum in bf16.
+    auto bf16 = [](size_t id, uint16_t bits) {
+        auto b = std::make_shared<buffer>(lt(id, dt::bf16, dims{1}));
+        std::memcpy(b->data(), &bits, 2);
+        return value{id, b};
+    };
+    const std::vector<value> in = {bf16(0, 0x3F80), bf16(1, 0x3B80), bf16(2, 0x3B80)};
+    const op mean = make(0, op::kind::Mean, {in[0].buf->lt, in[1].buf->lt, in[2].buf->lt}, 10);
+    check({mean}, in, 10);
+    std::map<size_t, std::shared_ptr<buffer>> values = {{0, in[0].buf}, {1, in[1].buf}, {2, in[2].buf}};
+    graph g(engine::kind::cpu);
+    g.add_op(mean);
+    g.finalize();
+    run_graph(g, partition::policy::fusion, values);
+    uint16_t got;
+    std::memcpy(&got, values.at(10)->data(), 2);
+    EXPECT_EQ(got, 0x3EAB); // 1/3 in bf16
+}
+
+TEST(lowered_ops, squared_difference_rounds_the_difference_first) {
+    std::mt19937_64 rng(32);
+    for (dt t : {dt::f32, dt::f16, dt::bf16}) {
+        const value a = random(0, t, {5, 64}, rng), b = random(1, t, {64}, rng);
+        check({make(0, op::kind::SquaredDifference, {a.buf->lt, b.buf->lt}, 10)}, {a, b}, 10);
+    }
+    // f16 0x4295 - 0x9D04 rounds to 0x4296 before squaring: 0x496F. The
+    // square of the unrounded difference would round to 0x496E.
+    auto f16 = [](size_t id, uint16_t bits) {
+        auto v = std::make_shared<buffer>(lt(id, dt::f16, dims{1}));
+        std::memcpy(v->data(), &bits, 2);
+        return value{id, v};
+    };
+    const std::vector<value> in = {f16(0, 0x4295), f16(1, 0x9D04)};
+    const op sd = make(0, op::kind::SquaredDifference, {in[0].buf->lt, in[1].buf->lt}, 10);
+    check({sd}, in, 10);
+    std::map<size_t, std::shared_ptr<buffer>> values = {{0, in[0].buf}, {1, in[1].buf}};
+    graph g(engine::kind::cpu);
+    g.add_op(sd);
+    g.finalize();
+    run_graph(g, partition::policy::fusion, values);
+    uint16_t got;
+    std::memcpy(&got, values.at(10)->data(), 2);
+    EXPECT_EQ(got, 0x496F);
+}
+
+TEST(lowered_ops, pow_with_beta_and_with_an_exponent_tensor_of_every_numeric_type) {
+    std::mt19937_64 rng(33);
+    for (dt base : {dt::f32, dt::f16, dt::bf16}) {
+        for (float beta : {2.0f, 3.0f, 0.5f, -1.0f, 1.7f}) {
+            const value x = random(0, base, {9, 33}, rng);
+            op pow = make(0, op::kind::Pow, {x.buf->lt}, 10);
+            pow.set_attr(op::attr::beta, beta);
+            check({pow}, {x}, 10);
+        }
+    }
+    for (dt base : {dt::f32, dt::f64, dt::f16, dt::bf16, dt::s32, dt::s64})
+        for (dt e : {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64,
+                     dt::u64}) {
+            SCOPED_TRACE(std::string(data_type_name(base)) + "^" + data_type_name(e));
+            const value x = random(0, base, {4, 50}, rng), y = random(1, e, {50}, rng);
+            check({make(0, op::kind::Pow, {x.buf->lt, y.buf->lt}, 10)}, {x, y}, 10, base == dt::f64 ? 1 : 0);
+        }
+}
+
+TEST(lowered_ops, integer_pow_wraps_and_fixes_negative_exponents) {
+    const std::vector<int32_t> xs = {0, 1, -1, 2, -2, 3, 7, INT32_MIN, INT32_MAX, -1, 1, 2, 0};
+    const std::vector<int32_t> es = {-1, -5, -3, -1, -2, 31, 40, 2, 2, -4, 0, 32, 0};
+    auto x = std::make_shared<buffer>(lt(0, dt::s32, dims{13}));
+    auto e = std::make_shared<buffer>(lt(1, dt::s32, dims{13}));
+    std::memcpy(x->data(), xs.data(), 13 * 4);
+    std::memcpy(e->data(), es.data(), 13 * 4);
+    std::map<size_t, std::shared_ptr<buffer>> values = {{0, x}, {1, e}};
+    graph g(engine::kind::cpu);
+    g.add_op(make(0, op::kind::Pow, {x->lt, e->lt}, 10));
+    g.finalize();
+    run_graph(g, partition::policy::fusion, values);
+    // 3^31 and 7^40 wrap (computed here in 64 bits and truncated).
+    uint64_t p3 = 1, p7 = 1;
+    for (int i = 0; i < 31; ++i) p3 *= 3;
+    for (int i = 0; i < 40; ++i) p7 *= 7;
+    const std::vector<int32_t> want = {0, 1, -1, 0, 0, static_cast<int32_t>(p3), static_cast<int32_t>(p7), 0, 1, 1, 1,
+                                       0, 1};
+    std::vector<int32_t> got(13);
+    std::memcpy(got.data(), values.at(10)->data(), 13 * 4);
+    EXPECT_EQ(got, want);
+}
+
+TEST(lowered_ops, bias_add_along_the_channel_dim_in_either_format) {
+    std::mt19937_64 rng(34);
+    for (dt t : {dt::f32, dt::bf16, dt::f16})
+        for (const char *format : {"NXC", "NCX"}) {
+            const dims shape{2, 6, 5, 7};
+            const int64_t channels = std::string(format) == "NCX" ? 6 : 7;
+            const value x = random(0, t, shape, rng), b = random(1, t, {channels}, rng);
+            op bias = make(0, op::kind::BiasAdd, {x.buf->lt, b.buf->lt}, 10);
+            bias.set_attr(op::attr::data_format, std::string(format));
+            check({bias}, {x, b}, 10);
+        }
+}
+
+TEST(lowered_ops, prelu_slope_per_channel_per_tensor_and_broadcast) {
+    std::mt19937_64 rng(35);
+    struct slope_case {
+        dims slope;
+        const char *format;
+        bool per_channel;
+    };
+    const dims shape{3, 4, 5, 6};
+    const slope_case cases[] = {{{6}, "NXC", true},     {{4}, "NCX", true}, {{1}, "NXC", true},
+                                {{6}, "NCX", false},    {{4, 1, 1}, "NXC", true}, {{5, 6}, "NXC", false},
+                                {{3, 4, 5, 6}, "NCX", true}};
+    for (dt t : {dt::f32, dt::f16, dt::bf16, dt::f64, dt::s32, dt::u32, dt::s64})
+        for (const auto &c : cases) {
+            SCOPED_TRACE(std::string(data_type_name(t)) + " slope of rank " + std::to_string(c.slope.size()) + " " +
+                         c.format + (c.per_channel ? " per channel" : ""));
+            const value x = random(0, t, shape, rng), s = random(1, t, c.slope, rng);
+            op prelu = make(0, op::kind::PReLU, {x.buf->lt, s.buf->lt}, 10);
+            prelu.set_attr(op::attr::data_format, std::string(c.format));
+            prelu.set_attr(op::attr::per_channel_broadcast, c.per_channel);
+            check({prelu}, {x, s}, 10);
+        }
+}
+
+TEST(lowered_ops, a_tree_of_them_is_one_partition) {
+    // PReLU(BiasAdd(Sum(a, b, c), bias), slope) + Mean(a, d): one pass.
+    std::mt19937_64 rng(36);
+    const dims shape{8, 16, 24};
+    const value a = random(0, dt::f32, shape, rng), b = random(1, dt::f32, shape, rng),
+                c = random(2, dt::f32, {24}, rng), bias = random(3, dt::f32, {24}, rng),
+                slope = random(4, dt::f32, {24}, rng), d = random(5, dt::f32, {16, 1}, rng);
+    const std::vector<op> ops = {
+        make(0, op::kind::Sum, {a.buf->lt, b.buf->lt, c.buf->lt}, 10),
+        make(1, op::kind::BiasAdd, {lt(10, dt::undef, any), bias.buf->lt}, 11),
+        make(2, op::kind::PReLU, {lt(11, dt::undef, any), slope.buf->lt}, 12),
+        make(3, op::kind::Mean, {a.buf->lt, d.buf->lt}, 13),
+        make(4, op::kind::Add, {lt(12, dt::undef, any), lt(13, dt::undef, any)}, 14),
+    };
+    check(ops, {a, b, c, bias, slope, d}, 14);
+}
+
+TEST(lowered_ops, bad_shapes_and_attributes_are_named) {
+    auto f32 = [](size_t id, dims d) { return lt(id, dt::f32, std::move(d)); };
+    // Shapes are checked when the graph is finalized, types and attributes when an op is added.
+    auto rejected = [](const op &o, status s, const std::string &fragment) {
+        expect_error(
+            [&] {
+                graph g(engine::kind::cpu);
+                g.add_op(o);
+                g.finalize();
+            },
+            s, fragment);
+    };
+    rejected(make(0, op::kind::BiasAdd, {f32(0, {2, 3}), f32(1, {2, 3})}, 10), status::invalid_shape,
+             "the bias must be 1-D");
+    rejected(make(1, op::kind::BiasAdd, {f32(0, {2, 3}), f32(1, {2})}, 10), status::invalid_shape,
+             "2 values for the channel dim 1 of extent 3");
+    rejected(make(2, op::kind::PReLU, {f32(0, {2, 3}), f32(1, {4, 1, 3})}, 10), status::invalid_shape,
+             "the slope [4,1,3] must broadcast to the input's shape [2,3]");
+    rejected(make(3, op::kind::Maximum, {f32(0, {2}), f32(1, {3}), f32(2, {2})}, 10), status::invalid_shape,
+             "input shapes [2], [3] and [2] are not broadcast-compatible");
+    op bad_format = make(4, op::kind::PReLU, {f32(0, {2, 3}), f32(1, {3})}, 10);
+    bad_format.set_attr(op::attr::data_format, std::string("NHWC"));
+    rejected(bad_format, status::invalid_arguments, "data_format must be \"NXC\" or \"NCX\"");
+    rejected(make(5, op::kind::Pow, {f32(0, {2})}, 10), status::invalid_arguments,
+             "a one-input Pow needs its exponent, beta");
+    op two_exponents = make(6, op::kind::Pow, {f32(0, {2}), f32(1, {2})}, 10);
+    two_exponents.set_attr(op::attr::beta, 2.0f);
+    rejected(two_exponents, status::invalid_arguments, "beta is the exponent of a one-input Pow");
+    rejected(make(7, op::kind::Pow, {f32(0, {2}), lt(1, dt::boolean, dims{2})}, 10), status::invalid_data_type,
+             "input types (f32, boolean) are not supported");
+    rejected(make(8, op::kind::Sum, {f32(0, {2}), lt(1, dt::s32, dims{2})}, 10), status::invalid_data_type,
+             "input types (f32, s32) are not supported");
+    rejected(make(9, op::kind::Sum, {lt(0, dt::s32, dims{2}), lt(1, dt::s32, dims{2})}, 10),
+             status::invalid_data_type, "input types (s32, s32) are not supported");
+}
+
+} // namespace
