@@ -132,6 +132,45 @@ for kind, t in [("Where", "f32"), ("Where", "s64"), ("Where", "bf16"), ("Select"
 for kind, t in [("LogicalNot", "boolean"), ("BitwiseNot", "s32"), ("BitwiseNot", "u8")]:
     write(f"op/{kind.lower()}_{t}.json", [op(0, kind, [lt(0, t, [1, 32, 28, 28])], lt(1, t, [1, 32, 28, 28]))])
 
+# The ops that lower to several nodes or line inputs up by a rule of their
+# own: Sum, Mean, Max, Min of 1..4 inputs, SquaredDifference, Pow in both
+# forms, BiasAdd in both formats, PReLU's slope rules.
+def attr_f(value):
+    return {"type": "f32", "value": value}
+
+
+def variadic(path, kind, t, shapes):
+    out_shape = []
+    for s in shapes:
+        out_shape = broadcast(out_shape, s)
+    write(path, [op(0, kind, [lt(k, t, s) for k, s in enumerate(shapes)], lt(10, t, out_shape))])
+
+
+for kind, types in [("Sum", ["f32", "bf16", "f64"]), ("Mean", ["f32", "f16"]), ("Maximum", ["f32", "s8"]),
+                    ("Minimum", ["bf16", "u32"])]:
+    for t in types:
+        variadic(f"op/{kind.lower()}3_{t}.json", kind, t, [[2, 32, 28, 28], [32, 1, 28], [1]])
+    variadic(f"op/{kind.lower()}1_{types[0]}.json", kind, types[0], [[2, 32, 28, 28]])
+    variadic(f"op/{kind.lower()}4_{types[0]}.json", kind, types[0], [[2, 32, 28, 28]] * 3 + [[28]])
+for t in ["f32", "bf16", "f16"]:
+    single(f"op/squareddifference_{t}.json", "SquaredDifference", t, [2, 32, 28, 28], t, [1, 32, 1, 1])
+    write(f"op/pow_beta_{t}.json", [op(0, "Pow", [lt(0, t, [2, 32, 28, 28])], lt(1, t, [2, 32, 28, 28]),
+                                       {"beta": attr_f(3.0)})])
+for ta, tb in [("f32", "f32"), ("f32", "s64"), ("f64", "f64"), ("f16", "f32"), ("s32", "s32"), ("s64", "f32")]:
+    write(f"op/pow_{ta}_{tb}.json", [op(0, "Pow", [lt(0, ta, [2, 32, 28, 28]), lt(1, tb, [28])],
+                                        lt(2, ta, [2, 32, 28, 28]), numpy_attr())])
+for t in ["f32", "bf16"]:
+    for fmt, bias in [("NXC", [28]), ("NCX", [32])]:
+        write(f"op/biasadd_{t}_{fmt.lower()}.json",
+              [op(0, "BiasAdd", [lt(0, t, [2, 32, 28, 28]), lt(1, t, bias)], lt(2, t, [2, 32, 28, 28]),
+                  {"data_format": attr_s(fmt)})])
+for t in ["f32", "f16", "s32"]:
+    for name, slope, attrs in [("per_channel", [32], {"data_format": attr_s("NCX")}),
+                               ("last_dim", [28], {"per_channel_broadcast": {"type": "bool", "value": False}}),
+                               ("broadcast", [32, 1, 28], {})]:
+        write(f"op/prelu_{t}_{name}.json",
+              [op(0, "PReLU", [lt(0, t, [2, 32, 28, 28]), lt(1, t, slope)], lt(2, t, [2, 32, 28, 28]), attrs)])
+
 # Broadcast patterns (f32; --dt changes the type).
 single("op/add_scalar.json", "Add", "f32", [2, 64, 28, 28], "f32", [1, 1, 1, 1])
 single("op/add_per_channel.json", "Add", "f32", [2, 64, 28, 28], "f32", [1, 64, 1, 1])
@@ -197,6 +236,29 @@ single("workloads/w5_add_bf16_f32.json", "Add", "bf16", L, "f32", L)
 single("workloads/w6_add_small.json", "Add", "f32", [16, 13], "f32", [1, 13])
 single("workloads/w8_add_bidirectional.json", "Add", "f32", [8192, 1], "f32", [1, 8192])
 single("workloads/add_s64.json", "Add", "s64", L, "s64", L)
+# The rest of the catalogue at the W1/W2 sizes (--op-kind and --dt vary the two-input ones).
+write("workloads/where_f32.json", [op(0, "Where", [lt(0, "boolean", L), lt(1, "f32", L), lt(2, "f32", L)],
+                                      lt(3, "f32", L), numpy_attr())])
+write("workloads/select_per_channel_f32.json",
+      [op(0, "Select", [lt(0, "boolean", [1, 256, 1, 1]), lt(1, "f32", L), lt(2, "f32", L)], lt(3, "f32", L),
+          numpy_attr())])
+write("workloads/bias_add_f32.json", [op(0, "BiasAdd", [lt(0, "f32", L), lt(1, "f32", [256])], lt(2, "f32", L),
+                                         {"data_format": attr_s("NCX")})])
+write("workloads/prelu_per_channel_f32.json", [op(0, "PReLU", [lt(0, "f32", L), lt(1, "f32", [256])],
+                                                  lt(2, "f32", L), {"data_format": attr_s("NCX")})])
+variadic("workloads/sum3_f32.json", "Sum", "f32", [L, L, L])
+variadic("workloads/mean3_f32.json", "Mean", "f32", [L, L, L])
+write("workloads/pow_beta_f32.json", [op(0, "Pow", [lt(0, "f32", L)], lt(1, "f32", L), {"beta": attr_f(3.0)})])
+write("workloads/logical_not_boolean.json", [op(0, "LogicalNot", [lt(0, "boolean", L)], lt(1, "boolean", L))])
+# BERT's additive mask over BERT-base attention scores: one fused pass.
+S, M = [64, 12, 128, 128], [64, 1, 1, 128]
+write("workloads/mask_bert_f32.json", [
+    op(0, "Subtract", [lt(1, "f32", []), lt(0, "f32", M)], lt(10, "f32", M), numpy_attr()),
+    op(1, "Multiply", [lt(10, "f32", M), lt(2, "f32", [])], lt(11, "f32", M), numpy_attr()),
+    op(2, "Add", [lt(3, "f32", S), lt(11, "f32", M)], lt(12, "f32", S), numpy_attr())])
+write("workloads/mask_distilbert_f32.json", [
+    op(0, "Equal", [lt(0, "s64", M), lt(1, "s64", [])], lt(10, "boolean", M), numpy_attr()),
+    op(1, "Where", [lt(10, "boolean", M), lt(2, "f32", []), lt(3, "f32", S)], lt(11, "f32", S), numpy_attr())])
 
 # Layouts: channels-last (NHWC strides over NCHW dims), transposing Adds,
 # padded rows. P = 32x256x64x64; the perf batch runs them at this size, the

@@ -161,8 +161,8 @@ TEST(lowered_ops, integer_pow_wraps_and_fixes_negative_exponents) {
     uint64_t p3 = 1, p7 = 1;
     for (int i = 0; i < 31; ++i) p3 *= 3;
     for (int i = 0; i < 40; ++i) p7 *= 7;
-    const std::vector<int32_t> want = {0, 1, -1, 0, 0, static_cast<int32_t>(p3), static_cast<int32_t>(p7), 0, 1, 1, 1,
-                                       0, 1};
+    const std::vector<int32_t> want = {0, 1, -1, 0, 0, static_cast<int32_t>(p3), static_cast<int32_t>(p7), 0,
+                                       1, 1, 1,  0, 1};
     std::vector<int32_t> got(13);
     std::memcpy(got.data(), values.at(10)->data(), 13 * 4);
     EXPECT_EQ(got, want);
@@ -189,8 +189,8 @@ TEST(lowered_ops, prelu_slope_per_channel_per_tensor_and_broadcast) {
         bool per_channel;
     };
     const dims shape{3, 4, 5, 6};
-    const slope_case cases[] = {{{6}, "NXC", true},     {{4}, "NCX", true}, {{1}, "NXC", true},
-                                {{6}, "NCX", false},    {{4, 1, 1}, "NXC", true}, {{5, 6}, "NXC", false},
+    const slope_case cases[] = {{{6}, "NXC", true},         {{4}, "NCX", true},       {{1}, "NXC", true},
+                                {{6}, "NCX", false},        {{4, 1, 1}, "NXC", true}, {{5, 6}, "NXC", false},
                                 {{3, 4, 5, 6}, "NCX", true}};
     for (dt t : {dt::f32, dt::f16, dt::bf16, dt::f64, dt::s32, dt::u32, dt::s64})
         for (const auto &c : cases) {
@@ -253,8 +253,8 @@ TEST(lowered_ops, bad_shapes_and_attributes_are_named) {
              "input types (f32, boolean) are not supported");
     rejected(make(8, op::kind::Sum, {f32(0, {2}), lt(1, dt::s32, dims{2})}, 10), status::invalid_data_type,
              "input types (f32, s32) are not supported");
-    rejected(make(9, op::kind::Sum, {lt(0, dt::s32, dims{2}), lt(1, dt::s32, dims{2})}, 10),
-             status::invalid_data_type, "input types (s32, s32) are not supported");
+    rejected(make(9, op::kind::Sum, {lt(0, dt::s32, dims{2}), lt(1, dt::s32, dims{2})}, 10), status::invalid_data_type,
+             "input types (s32, s32) are not supported");
 }
 
 } // namespace

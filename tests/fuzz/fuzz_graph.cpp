@@ -113,17 +113,22 @@ void run(FuzzedDataProvider &in) {
         };
         // The elementwise ops fusebox runs, with their input counts.
         static const std::pair<op::kind, int> kElementwise[] = {
-            {op::kind::Add, 2},          {op::kind::Subtract, 2},   {op::kind::Multiply, 2},
-            {op::kind::Divide, 2},       {op::kind::Maximum, 2},    {op::kind::Minimum, 2},
-            {op::kind::Mod, 2},          {op::kind::Equal, 2},      {op::kind::Greater, 2},
-            {op::kind::GreaterEqual, 2}, {op::kind::Less, 2},       {op::kind::LessEqual, 2},
-            {op::kind::LogicalAnd, 2},   {op::kind::LogicalOr, 2},  {op::kind::LogicalXor, 2},
-            {op::kind::LogicalNot, 1},   {op::kind::BitwiseAnd, 2}, {op::kind::BitwiseOr, 2},
-            {op::kind::BitwiseXor, 2},   {op::kind::BitwiseNot, 1}, {op::kind::BitShift, 2},
-            {op::kind::Where, 3},        {op::kind::Select, 3},     {op::kind::Sum, 3},
-            {op::kind::Mean, 2},         {op::kind::Maximum, 3},    {op::kind::Minimum, 1},
-            {op::kind::Pow, 2},          {op::kind::Pow, 1},        {op::kind::PReLU, 2},
-            {op::kind::BiasAdd, 2},      {op::kind::SquaredDifference, 2}};
+            {op::kind::Add, 2},        {op::kind::Subtract, 2},
+            {op::kind::Multiply, 2},   {op::kind::Divide, 2},
+            {op::kind::Maximum, 2},    {op::kind::Minimum, 2},
+            {op::kind::Mod, 2},        {op::kind::Equal, 2},
+            {op::kind::Greater, 2},    {op::kind::GreaterEqual, 2},
+            {op::kind::Less, 2},       {op::kind::LessEqual, 2},
+            {op::kind::LogicalAnd, 2}, {op::kind::LogicalOr, 2},
+            {op::kind::LogicalXor, 2}, {op::kind::LogicalNot, 1},
+            {op::kind::BitwiseAnd, 2}, {op::kind::BitwiseOr, 2},
+            {op::kind::BitwiseXor, 2}, {op::kind::BitwiseNot, 1},
+            {op::kind::BitShift, 2},   {op::kind::Where, 3},
+            {op::kind::Select, 3},     {op::kind::Sum, 3},
+            {op::kind::Mean, 2},       {op::kind::Maximum, 3},
+            {op::kind::Minimum, 1},    {op::kind::Pow, 2},
+            {op::kind::Pow, 1},        {op::kind::PReLU, 2},
+            {op::kind::BiasAdd, 2},    {op::kind::SquaredDifference, 2}};
         op::kind kind = op::kind::Add;
         int n_in = 2;
         switch (in.ConsumeIntegralInRange<int>(0, 9)) {

@@ -413,12 +413,12 @@ TEST(element_ops, unary_ternary_right_shift_and_fmod_loops_match_reference) {
                 if (def.inputs_max == 2 || def.lower != detail::lowering::one_node) continue;
                 const auto fn = ops->nary[static_cast<int>(def.fn)][detail::dtype_index(t)];
                 ASSERT_NE(fn, nullptr) << ops->isa << " " << op_kind_name(def.kind) << " " << data_type_name(t);
-                for (int pattern = 0; pattern < 4; ++pattern) { // bit k set: input k broadcast (stride 0)
+                for (int pattern = 0; pattern < 8; ++pattern) { // bit k set: input k broadcast (stride 0)
                     std::vector<std::unique_ptr<buffer>> in;
                     std::vector<const void *> ptr;
                     std::vector<int64_t> stride;
                     for (int k = 0; k < def.inputs_min; ++k) {
-                        const bool broadcast = (pattern >> k) & 1 && k > 0;
+                        const bool broadcast = (pattern >> k) & 1;
                         const dt type = def.rule == detail::type_rule::select && k == 0 ? dt::boolean : t;
                         in.push_back(std::make_unique<buffer>(logical_tensor(k, type, dims{broadcast ? 1 : n})));
                         fill(*in.back(), rng);

@@ -24,8 +24,8 @@
 #include <functional>
 #include <new>
 #include <random>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fusebox/fusebox.hpp>
@@ -195,7 +195,8 @@ __attribute__((target("avx512f"))) void mixed_two_phase(const float *a, const fl
                 float *z = po + c * kHW + hw0;
                 for (int64_t x = 0; x < kBlock; x += 16) {
                     if (c + 2 < kC) _mm_prefetch(reinterpret_cast<const char *>(y + 2 * kHW + x), _MM_HINT_T0);
-                    _mm512_stream_ps(z + x, _mm512_add_ps(_mm512_load_ps(rows + c * kPitch + x), _mm512_load_ps(y + x)));
+                    _mm512_stream_ps(z + x,
+                                     _mm512_add_ps(_mm512_load_ps(rows + c * kPitch + x), _mm512_load_ps(y + x)));
                 }
             }
         }
@@ -240,7 +241,9 @@ int main(int argc, char **argv) {
     for (int64_t i = 0; i < kElems; ++i) a.p[i] = static_cast<float>(i % 1000), b.p[i] = static_cast<float>(i % 7);
     std::memset(out.p, 0, kBytes);
     tbb::task_arena arena(threads);
-    const fbtools::memory_roof roof = fbtools::measure_roof({{kBytes, kBytes}, kBytes}, threads);
+    fbtools::traffic streams;
+    streams.reads = {kBytes, kBytes}, streams.write = kBytes;
+    const fbtools::memory_roof roof = fbtools::measure_roof(streams, threads);
     std::printf("roof: %.1f GB/s (%d threads, %s)\n", roof.gbps, roof.threads, roof.level.c_str());
     std::printf("| case | walk | GB/s | fraction of roof |\n|---|---|---|---|\n");
     const layout_case cases[] = {

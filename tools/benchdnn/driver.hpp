@@ -3,6 +3,7 @@
 // benchdnn's order.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ struct problem {
     std::string repro(const std::string &mode) const;
 };
 
+/// Best and mean time of a case's runs.
+struct timing {
+    double min_ms = 0, avg_ms = 0;
+    int runs = 0;
+};
+
 class driver {
 public:
     /// Runs benchdnn-style arguments. Returns 0, or 2 after printing why an
@@ -54,6 +61,13 @@ private:
     void report_perf(const problem &p, const std::string &impl, size_t bytes, double min_ms, double avg_ms, int runs,
                      const fbtools::traffic &t, int threads, double compile_ms, double cache_hit_us);
     const fbtools::memory_roof *roof(const fbtools::traffic &t, int threads);
+    /// Times `run` for the case's budget. Where the roof of `t` is measured
+    /// for this case, in slices that alternate with the roof's own (the roof
+    /// then is in roofs_ for report_perf).
+    timing time_case(const std::function<void()> &run, const fbtools::traffic &t, int threads,
+                     const std::function<void(const std::function<void()> &)> &in_context);
+    std::string roof_key(const fbtools::traffic &t, int threads) const;
+    void keep_roof(const std::string &key, const fbtools::memory_roof &r, int threads, size_t bytes);
 
     std::string mode_ = "C";
     knob_lists lists_;
@@ -61,6 +75,7 @@ private:
     bool csv_ = false, csv_header_done_ = false;
     std::string roof_ = "measure"; // measure, skip, or a file of measured roofs to reuse
     std::map<std::string, fbtools::memory_roof> roofs_;
+    std::string fresh_roof_; // the key of the roof measured beside the case being reported
     std::map<outcome, int> counts_;
     int tests_ = 0;
     std::vector<std::string> table_; // one markdown row per performance problem

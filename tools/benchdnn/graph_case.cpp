@@ -160,8 +160,13 @@ fusebox::op::attr_value parse_attr(const json &j, const std::string &where) {
 enum class attr_kind { f32, f32s, s64, s64s, boolean, string };
 attr_kind kind_of(fusebox::op::attr a) {
     const int v = static_cast<int>(a);
-    if (a == fusebox::op::attr::broadcast) return attr_kind::s64;
-    if (a == fusebox::op::attr::consumed_inputs) return attr_kind::s64s;
+    using fa = fusebox::op::attr;
+    // fusebox's own attributes (after oneDNN's ranges), then oneDNN's by range.
+    if (a == fa::broadcast || a == fa::fmod || a == fa::detect_positive || a == fa::detect_negative)
+        return attr_kind::s64;
+    if (a == fa::consumed_inputs) return attr_kind::s64s;
+    if (a == fa::direction) return attr_kind::string;
+    if (a == fa::gamma) return attr_kind::f32;
     return v < 0x20   ? attr_kind::f32
            : v < 0x30 ? attr_kind::f32s
            : v < 0x40 ? attr_kind::s64

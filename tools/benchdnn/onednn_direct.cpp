@@ -1,5 +1,7 @@
 #include "onednn_direct.hpp"
 
+#include <map>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 namespace fbbench {
@@ -39,7 +41,19 @@ std::unique_ptr<direct_primitive> make_direct_primitive(fusebox::op::kind kind, 
     if (out.lt.get_dims().empty()) return why = "direct oneDNN reference needs rank >= 1", nullptr;
     static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
     auto md0 = md_at_rank(a, rank, ta), md1 = md_at_rank(b, rank, tb), mdd = md_at_rank(out, rank, to);
-    const auto alg = kind == fusebox::op::kind::Add ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_eq;
+    using k = fusebox::op::kind;
+    static const std::map<k, dnnl::algorithm> kAlgorithms = {
+        {k::Add, dnnl::algorithm::binary_add},         {k::Sum, dnnl::algorithm::binary_add},
+        {k::BiasAdd, dnnl::algorithm::binary_add},     {k::Subtract, dnnl::algorithm::binary_sub},
+        {k::Multiply, dnnl::algorithm::binary_mul},    {k::Divide, dnnl::algorithm::binary_div},
+        {k::Maximum, dnnl::algorithm::binary_max},     {k::Minimum, dnnl::algorithm::binary_min},
+        {k::Equal, dnnl::algorithm::binary_eq},        {k::Greater, dnnl::algorithm::binary_gt},
+        {k::GreaterEqual, dnnl::algorithm::binary_ge}, {k::Less, dnnl::algorithm::binary_lt},
+        {k::LessEqual, dnnl::algorithm::binary_le}};
+    const auto it = kAlgorithms.find(kind);
+    if (it == kAlgorithms.end())
+        return why = std::string("oneDNN has no binary algorithm for ") + fusebox::op_kind_name(kind), nullptr;
+    const dnnl::algorithm alg = it->second;
     try {
 #if DNNL_VERSION_MAJOR >= 3
         dnnl::binary::primitive_desc pd(eng, alg, md0, md1, mdd);

@@ -205,18 +205,28 @@ struct workload {
     std::vector<block> reads;
     std::vector<unsigned char *> read_ptrs;
     block write;
+    unsigned char *write_ptr = nullptr;
     traffic t;
 
     explicit workload(const traffic &tr) : t(tr) {
         // Written once, so that every page exists: reads of untouched memory
         // would all hit the kernel's one zero page.
-        for (size_t b : t.reads) {
+        // (Given buffers are the case's: written already.)
+        const bool given = t.read_at.size() == t.reads.size() && t.write_at;
+        for (size_t k = 0; k < t.reads.size() && !given; ++k) {
+            const size_t b = t.reads[k];
             reads.push_back(allocate(lines(b) * kLine));
             std::memset(reads.back().get(), 1, lines(b) * kLine);
             read_ptrs.push_back(reads.back().get());
         }
+        if (given) {
+            read_ptrs = t.read_at;
+            write_ptr = t.write_at;
+            return;
+        }
         write = allocate(lines(t.write) * kLine);
         std::memset(write.get(), 0, lines(t.write) * kLine);
+        write_ptr = write.get();
     }
 
     // Chunk c of n in lockstep: units are lines of the longest stream.
@@ -231,7 +241,7 @@ struct workload {
         };
         std::vector<stream_walk> rd;
         for (size_t s = 0; s < t.reads.size(); ++s) rd.push_back(start(read_ptrs[s], t.reads[s]));
-        stream_walk wr = start(write.get(), t.write);
+        stream_walk wr = start(write_ptr, t.write);
         v.loops->lockstep(rd.data(), rd.size(), wr, units, u_lo, u_hi, v.nt, v.prefetch);
     }
 
@@ -252,7 +262,7 @@ struct workload {
                 shi[s] = lo[s] + (hi[s] - lo[s]) / kLine * (st + 1) / steps * kLine;
             const size_t a = wlo + (whi - wlo) / kLine * st / steps * kLine;
             const size_t b = wlo + (whi - wlo) / kLine * (st + 1) / steps * kLine;
-            v.loops->burst(read_ptrs.data(), k, slo.data(), shi.data(), write.get(), a, b, v.nt, v.prefetch);
+            v.loops->burst(read_ptrs.data(), k, slo.data(), shi.data(), write_ptr, a, b, v.nt, v.prefetch);
         }
     }
 };
@@ -330,22 +340,27 @@ std::string memory_level(size_t bytes) {
     return "DRAM";
 }
 
-memory_roof measure_roof(const traffic &t, int threads, double budget_ms) {
-    memory_roof r;
-    r.level = memory_level(t.total());
-    if (t.total() == 0) return r;
-    const workload w(t);
-    // Every variant: thread counts 1, 2, 4, ... up to `threads`, each vector
-    // width, ordinary and non-temporal stores, lockstep and burst walks, with
-    // and without prefetch. Each is screened with a few passes; the best few
-    // of each store kind then share the rest of the budget.
+struct roof_session::impl {
     struct candidate {
         std::unique_ptr<timed_runs> runs;
         int threads;
         variant v;
         double gbps;
     };
+    explicit impl(const traffic &t) : w(t) {}
+    workload w;
     std::vector<candidate> all;
+    std::vector<candidate *> finalists;
+    memory_roof r;
+};
+
+roof_session::roof_session(const traffic &t, int threads) : impl_(std::make_unique<impl>(t)) {
+    impl_->r.level = memory_level(t.total());
+    if (t.total() == 0) return;
+    // Every variant: thread counts 1, 2, 4, ... up to `threads`, each vector
+    // width, ordinary and non-temporal stores, lockstep and burst walks, with
+    // and without prefetch, screened with a pass each.
+    auto &all = impl_->all;
     std::vector<int> counts;
     for (int n = 1; n < threads; n *= 2) counts.push_back(n);
     counts.push_back(std::max(threads, 1));
@@ -355,22 +370,34 @@ memory_roof measure_roof(const traffic &t, int threads, double budget_ms) {
                 for (uint64_t block : {0, 1, 4}) // 0: bursts
                     for (bool prefetch : {false, true}) {
                         const variant v{loops, nt, block > 0, prefetch, std::max<uint64_t>(block, 1)};
-                        auto runs = std::make_unique<timed_runs>(w, n, v);
+                        auto runs = std::make_unique<timed_runs>(impl_->w, n, v);
                         const double g = runs->run(1, 0);
                         all.push_back({std::move(runs), n, v, g});
                     }
-    if (all.empty()) return r; // no vector target (never on x86-64)
-    std::sort(all.begin(), all.end(), [](const candidate &a, const candidate &b) { return a.gbps > b.gbps; });
+    if (all.empty()) return; // no vector target (never on x86-64)
+    std::sort(all.begin(), all.end(),
+              [](const impl::candidate &a, const impl::candidate &b) { return a.gbps > b.gbps; });
     // Finalists: the best two, and the best of the other store kind.
-    std::vector<candidate *> finalists{&all[0]};
+    auto &finalists = impl_->finalists;
+    finalists.push_back(&all[0]);
     if (all.size() > 1) finalists.push_back(&all[1]);
     for (auto &c : all)
         if (c.v.nt != all[0].v.nt) {
             if (finalists.size() < 3 && &c != finalists.back()) finalists.push_back(&c);
             break;
         }
-    for (candidate *c : finalists) c->gbps = c->runs->run(10, budget_ms / static_cast<double>(finalists.size()));
-    for (const auto &c : all) {
+}
+
+roof_session::~roof_session() = default;
+
+void roof_session::run(double budget_ms) {
+    for (impl::candidate *c : impl_->finalists)
+        c->gbps = c->runs->run(3, budget_ms / static_cast<double>(impl_->finalists.size()));
+}
+
+memory_roof roof_session::result() const {
+    memory_roof r = impl_->r;
+    for (const auto &c : impl_->all) {
         (c.v.nt ? r.nt_gbps : r.plain_gbps) = std::max(c.v.nt ? r.nt_gbps : r.plain_gbps, c.gbps);
         if (c.gbps > r.gbps) {
             r.gbps = c.gbps, r.threads = c.threads;
@@ -380,6 +407,12 @@ memory_roof measure_roof(const traffic &t, int threads, double budget_ms) {
         }
     }
     return r;
+}
+
+memory_roof measure_roof(const traffic &t, int threads, double budget_ms) {
+    roof_session s(t, threads);
+    s.run(budget_ms);
+    return s.result();
 }
 
 } // namespace fbtools

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,13 @@ namespace fbtools {
 struct traffic {
     std::vector<size_t> reads; // one entry per input read
     size_t write = 0;          // the output written
+    // Where the streams live, when given (else the roof allocates its own):
+    // the case's own buffers, 64-byte aligned, each with a cache line of
+    // slack past its bytes. On a virtual machine the speed of memory depends
+    // on the pages (how the host backs them): the roof of a case is then
+    // measured on the very pages the case uses.
+    std::vector<unsigned char *> read_at;
+    unsigned char *write_at = nullptr;
     size_t total() const;
 };
 
@@ -31,9 +39,29 @@ struct memory_roof {
     std::string level;     // "L1", "L2", "LLC" or "DRAM": where the working set lives
 };
 
-/// Measures the roof of `t` on up to `threads` threads: every variant is
-/// screened with two passes, then the best few share `budget_ms` (give it the
-/// budget of the case it is a roof for: a best of fewer runs is lower by chance).
+/// The roof of `t` on up to `threads` threads, measured in slices: every
+/// variant is screened with a pass when the session starts, then each run()
+/// times the best few. A case's own runs can alternate with the slices, so
+/// that both see the same machine (a shared machine's bandwidth drifts by a
+/// third within seconds).
+class roof_session {
+public:
+    roof_session(const traffic &t, int threads);
+    ~roof_session();
+    roof_session(const roof_session &) = delete;
+    roof_session &operator=(const roof_session &) = delete;
+    /// The finalists share `budget_ms` (at least a few passes each).
+    void run(double budget_ms);
+    /// The best of every run so far.
+    memory_roof result() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+/// Measures the roof of `t` in one go: a session run for `budget_ms` (give it
+/// the budget of the case it is a roof for: a best of fewer runs is lower by chance).
 memory_roof measure_roof(const traffic &t, int threads, double budget_ms = 1000);
 
 /// "L1", "L2", "LLC" or "DRAM" for a working set of `bytes` on this CPU.

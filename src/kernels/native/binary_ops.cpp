@@ -498,11 +498,40 @@ void unary(const void *const *in, const int64_t *strides, void *out_, int64_t n,
 
 // out = cond ? x : y (Where, Select) for elements of T's size; the condition
 // is boolean bytes, any nonzero byte true.
-template <typename T> void select_values(const void *const *in, const int64_t *st, void *out_, int64_t n, bool) {
+// Vector bodies for elements of 1, 2, 4 and 8 bytes: the condition bytes
+// widen to the values' lanes and select.
+template <typename T> void select_values(const void *const *in, const int64_t *st, void *out_, int64_t n, bool stream) {
     const uint8_t *c = static_cast<const uint8_t *>(in[0]);
     const T *x = static_cast<const T *>(in[1]), *y = static_cast<const T *>(in[2]);
     T *out = static_cast<T *>(out_);
-    for (int64_t i = 0; i < n; ++i) out[i] = c[st[0] * i] ? x[st[1] * i] : y[st[2] * i];
+    auto scalar = [&](int64_t i) { return c[st[0] * i] ? x[st[1] * i] : y[st[2] * i]; };
+    if constexpr (std::is_integral_v<T>) {
+        const hn::ScalableTag<T> d;
+        const hn::Rebind<uint8_t, decltype(d)> d8; // one condition byte per lane
+        const auto all = hn::Set(d, T(c[0] != 0 ? ~T{0} : 0));
+        auto condition = [&](int64_t i) {
+            if (!st[0]) return all;
+            const auto bytes = hn::LoadU(d8, c + i);
+            if constexpr (sizeof(T) == 1) {
+                return bytes;
+            } else if constexpr (sizeof(T) <= 4) {
+                return hn::PromoteTo(d, bytes);
+            } else {
+                const hn::Rebind<uint32_t, decltype(d)> d32;
+                return hn::PromoteTo(d, hn::PromoteTo(d32, bytes));
+            }
+        };
+        store_loop(
+            d, hn::Lanes(d), out, n, stream,
+            [&](int64_t i) {
+                return hn::IfThenElse(hn::Ne(condition(i), hn::Zero(d)), load_operand(d, x, st[1], i),
+                                      load_operand(d, y, st[2], i));
+            },
+            scalar, x, st[1], y, st[2]);
+    } else {
+        static_cast<void>(stream);
+        for (int64_t i = 0; i < n; ++i) out[i] = scalar(i);
+    }
 }
 
 // out = F(a, b) over one type T (integers wrap; floats IEEE).
