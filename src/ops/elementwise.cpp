@@ -132,6 +132,20 @@ template <typename T> const T &attr_as(const op &o, op::attr a, const char *type
     return std::get<T>(v);
 }
 
+// Attribute `a` of `o` is the string `x` or `y`.
+void expect_one_of(const op &o, op::attr a, const char *x, const char *y) {
+    const auto &v = attr_as<std::string>(o, a, "a string");
+    if (v != x && v != y)
+        fail(status::invalid_arguments, op_ref(o), ": ", attr_name(a), " must be \"", x, "\" or \"", y, "\", got \"", v,
+             "\"");
+}
+
+// Attribute `a` of `o` is the integer 0 or 1.
+void expect_flag(const op &o, op::attr a) {
+    if (int64_t v = attr_as<int64_t>(o, a, "an integer"); v != 0 && v != 1)
+        fail(status::invalid_arguments, op_ref(o), ": ", attr_name(a), " must be 0 or 1, got ", v);
+}
+
 bool numel_is_one(const dims &d) {
     return std::all_of(d.begin(), d.end(), [](int64_t v) { return v == 1; });
 }
@@ -238,42 +252,27 @@ void check_elementwise_attributes(const op &o, const elementwise_def &def) {
     const auto &attrs = o.get_attrs();
     for (const auto &[a, value] : attrs) {
         switch (a) {
-        case op::attr::auto_broadcast: {
-            const auto &s = attr_as<std::string>(o, a, "a string");
-            if (s != "numpy" && s != "none")
-                fail(status::invalid_arguments, op_ref(o), ": auto_broadcast must be \"numpy\" or \"none\", got \"", s,
-                     "\"");
-            continue;
-        }
+        case op::attr::auto_broadcast: expect_one_of(o, a, "numpy", "none"); continue;
         case op::attr::broadcast:
             if (!def.legacy_broadcast) break;
-            if (int64_t b = attr_as<int64_t>(o, a, "an integer"); b != 0 && b != 1)
-                fail(status::invalid_arguments, op_ref(o), ": broadcast must be 0 or 1, got ", b);
+            expect_flag(o, a);
             continue;
         case op::attr::axis:
             if (!def.legacy_broadcast) break;
             attr_as<int64_t>(o, a, "an integer");
             continue;
-        case op::attr::direction: {
+        case op::attr::direction:
             if (!def.has_attr(a)) break;
-            const auto &d = attr_as<std::string>(o, a, "a string");
-            if (d != "LEFT" && d != "RIGHT")
-                fail(status::invalid_arguments, op_ref(o), ": direction must be \"LEFT\" or \"RIGHT\", got \"", d,
-                     "\"");
+            expect_one_of(o, a, "LEFT", "RIGHT");
             continue;
-        }
         case op::attr::fmod:
             if (!def.has_attr(a)) break;
-            if (int64_t f = attr_as<int64_t>(o, a, "an integer"); f != 0 && f != 1)
-                fail(status::invalid_arguments, op_ref(o), ": fmod must be 0 or 1, got ", f);
+            expect_flag(o, a);
             continue;
-        case op::attr::data_format: {
+        case op::attr::data_format:
             if (!def.has_attr(a)) break;
-            const auto &f = attr_as<std::string>(o, a, "a string");
-            if (f != "NXC" && f != "NCX")
-                fail(status::invalid_arguments, op_ref(o), ": data_format must be \"NXC\" or \"NCX\", got \"", f, "\"");
+            expect_one_of(o, a, "NXC", "NCX");
             continue;
-        }
         case op::attr::per_channel_broadcast:
             if (!def.has_attr(a)) break;
             attr_as<bool>(o, a, "a boolean");
@@ -387,7 +386,8 @@ dims infer_output_shape(const op &o, const std::vector<dims> &in) {
                              shape_str(to));
             return to;
         };
-        switch (find_elementwise(o.get_kind())->shapes) {
+        const shape_rule rule = find_elementwise(o.get_kind())->shapes;
+        switch (rule) {
         case shape_rule::numpy: return numpy_shape(o, in);
         case shape_rule::condition_one_way:
             return one_way(in[0], numpy_shape(o, {in[1], in[2]}), "the condition", "the values' shape");
@@ -399,12 +399,11 @@ dims infer_output_shape(const op &o, const std::vector<dims> &in) {
                 const int c = channel_dim(o, a.size());
                 if (c >= static_cast<int>(a.size()))
                     incompatible("do not line up: data_format NCX needs an input of rank 2 or more");
-                if (!same_dim(b[0], a[c]) &&
-                    !(b[0] == 1 && find_elementwise(o.get_kind())->shapes == shape_rule::slope))
+                if (!same_dim(b[0], a[c]) && !(b[0] == 1 && rule == shape_rule::slope))
                     incompatible("do not line up: ", b[0], " values for the channel dim ", c, " of extent ", a[c]);
                 return a;
             }
-            if (find_elementwise(o.get_kind())->shapes == shape_rule::channel)
+            if (rule == shape_rule::channel)
                 incompatible("do not line up: the bias must be 1-D, of the channel dim's extent");
             return one_way(b, a, "the slope", "the input's shape");
         }

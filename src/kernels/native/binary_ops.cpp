@@ -342,23 +342,14 @@ struct minimum_fn {
     }
 };
 
-// Mod: no vector body (integer division, and fmod); floats take fmod=1 only.
-struct mod_fn {
+// Mod: no vector body (integer division, and fmod). kSignOfDividend: fmod=1
+// (C's %, and fmod for floats); else fmod=0, integers only, the sign of the divisor.
+template <bool kSignOfDividend> struct mod_fn {
     template <typename T> static constexpr bool vector = false;
     template <class V> static V vec(V a, V) { return a; }
     template <typename T> static T scalar(T x, T y) {
         if constexpr (kIsInt<T>)
-            return int_mod(x, y, false);
-        else
-            return std::fmod(x, y);
-    }
-};
-struct fmod_fn {
-    template <typename T> static constexpr bool vector = false;
-    template <class V> static V vec(V a, V) { return a; }
-    template <typename T> static T scalar(T x, T y) {
-        if constexpr (kIsInt<T>)
-            return int_mod(x, y, true);
+            return int_mod(x, y, kSignOfDividend);
         else
             return std::fmod(x, y);
     }
@@ -1222,8 +1213,8 @@ const element_ops *get_element_ops() {
         set_arithmetic<divide_fn>(o, ew_fn::divide, true);
         set_arithmetic<maximum_fn>(o, ew_fn::maximum, false);
         set_arithmetic<minimum_fn>(o, ew_fn::minimum, false);
-        set_arithmetic<fmod_fn>(o, ew_fn::fmod, false);
-        set_integer<mod_fn>(o, ew_fn::mod);
+        set_arithmetic<mod_fn<true>>(o, ew_fn::fmod, false);
+        set_integer<mod_fn<false>>(o, ew_fn::mod);
         set_comparison<equal_fn>(o, ew_fn::equal);
         set_comparison<greater_fn>(o, ew_fn::greater);
         set_comparison<greater_equal_fn>(o, ew_fn::greater_equal);
