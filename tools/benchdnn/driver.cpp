@@ -322,34 +322,27 @@ void driver::keep_roof(const std::string &key, const fbtools::memory_roof &r, in
     roofs_[key] = r;
 }
 
-const fbtools::memory_roof *driver::roof(const fbtools::traffic &t, int threads) {
-    if (roof_ == "skip") return nullptr;
-    const std::string key = roof_key(t, threads);
-    // Measured again for every case, beside it (time_case), not reused from an
-    // earlier case of the same streams: a shared machine's bandwidth drifts
-    // by 10 - 30 % over minutes. A --roof=FILE keeps and reuses them on purpose.
-    if (auto it = roofs_.find(key); it != roofs_.end() && (roof_ != "measure" || key == fresh_roof_))
-        return &it->second;
-    fbtools::memory_roof r = fbtools::measure_roof(t, threads, max_ms_);
-    keep_roof(key, r, threads, t.total());
-    return &roofs_[key];
-}
-
 // Slices of a case's budget that alternate with its roof's.
 constexpr int kRoofSlices = 4;
 
 timing driver::time_case(const std::function<void()> &run, const fbtools::traffic &t, int threads,
-                         const std::function<void(const std::function<void()> &)> &in_context) {
-    const std::string key = roof_key(t, threads);
-    fresh_roof_.clear();
+                         const std::function<void(const std::function<void()> &)> &in_context,
+                         const fbtools::memory_roof *&roof) {
+    roof = nullptr;
     timing total;
-    if (roof_ == "skip" || t.total() == 0 || (roof_ != "measure" && roofs_.count(key))) {
+    const std::string key = roof_key(t, threads);
+    // Measured again for every case, beside it, not reused from an earlier
+    // case of the same streams: a shared machine's bandwidth drifts by 10 -
+    // 30 % over minutes. A --roof=FILE keeps and reuses them on purpose.
+    auto known = roof_ != "measure" ? roofs_.find(key) : roofs_.end();
+    if (roof_ == "skip" || known != roofs_.end()) {
+        if (known != roofs_.end()) roof = &known->second;
         in_context([&] { total = time_runs(run, max_ms_); });
         return total;
     }
     // Both get the case's whole budget: each is a best of runs on a noisy
     // machine, and a best of fewer runs would be lower by chance.
-    fbtools::roof_session roof(t, threads);
+    fbtools::roof_session session(t, threads);
     total.min_ms = 1e300;
     double sum = 0;
     for (int k = 0; k < kRoofSlices; ++k) {
@@ -357,11 +350,11 @@ timing driver::time_case(const std::function<void()> &run, const fbtools::traffi
         in_context([&] { slice = time_runs(run, max_ms_ / kRoofSlices, k > 0, 2); });
         total.min_ms = std::min(total.min_ms, slice.min_ms);
         sum += slice.avg_ms * slice.runs, total.runs += slice.runs;
-        roof.run(max_ms_ / kRoofSlices);
+        session.run(max_ms_ / kRoofSlices);
     }
     total.avg_ms = sum / total.runs;
-    keep_roof(key, roof.result(), threads, t.total());
-    fresh_roof_ = key;
+    keep_roof(key, session.result(), threads, t.total());
+    roof = &roofs_.at(key);
     return total;
 }
 
@@ -369,13 +362,14 @@ timing driver::time_case(const std::function<void()> &run, const fbtools::traffi
 // simple kernel the roof lacks), not a fraction above 1: it is flagged.
 constexpr double kRoofSlack = 1.05;
 
-void driver::report_perf(const problem &p, const std::string &impl, size_t bytes, double min_ms, double avg_ms,
-                         int runs, const fbtools::traffic &t, int threads, double compile_ms, double cache_hit_us) {
+void driver::report_perf(const problem &p, const std::string &impl, size_t bytes, const timing &t,
+                         const fbtools::memory_roof *r, int threads, double compile_ms, double cache_hit_us) {
     const std::string line = p.repro(mode_);
+    const double min_ms = t.min_ms, avg_ms = t.avg_ms;
+    const int runs = t.runs;
     const double gbps = static_cast<double>(bytes) / (min_ms * 1e-3) / 1e9;
-    const fbtools::memory_roof *r = roof(t, threads);
     const double roof_gbps = r ? r->gbps : 0, frac = r && r->gbps > 0 ? gbps / r->gbps : 0;
-    const std::string level = r ? r->level : fbtools::memory_level(t.total());
+    const std::string level = r ? r->level : fbtools::memory_level(bytes);
     const bool defect = frac > kRoofSlack;
     roof_defects_ += defect;
     if (defect)
@@ -449,15 +443,17 @@ void driver::run_problem(const problem &p) {
                     r = {outcome::skipped, why};
                 } else { // outside any TBB arena: oneDNN runs on its own OpenMP team of n threads
                     omp_set_num_threads(n);
-                    const timing t = time_case(direct->run, cc->traffic, n, [](const auto &f) { f(); });
-                    report_perf(p, direct->impl, bytes, t.min_ms, t.avg_ms, t.runs, cc->traffic, n, 0, 0);
+                    const fbtools::memory_roof *roof = nullptr;
+                    const timing t = time_case(
+                        direct->run, cc->traffic, n, [](const auto &f) { f(); }, roof);
+                    report_perf(p, direct->impl, bytes, t, roof, n, 0, 0);
                 }
             } else {
                 stream s{engine(engine::kind::cpu)};
+                const fbtools::memory_roof *roof = nullptr;
                 const timing t = time_case([&] { cc->execute(s); }, cc->traffic, n,
-                                           [&](const auto &f) { arena.execute([&] { f(); }); });
-                report_perf(p, cc->impl, bytes, t.min_ms, t.avg_ms, t.runs, cc->traffic, n, cc->compile_ms,
-                            cc->cache_hit_us);
+                                           [&](const auto &f) { arena.execute([&] { f(); }); }, roof);
+                report_perf(p, cc->impl, bytes, t, roof, n, cc->compile_ms, cc->cache_hit_us);
             }
         }
     } catch (const case_unimplemented &e) {

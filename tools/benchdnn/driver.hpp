@@ -58,14 +58,15 @@ public:
 private:
     void run_case(const std::string &path);
     void run_problem(const problem &p);
-    void report_perf(const problem &p, const std::string &impl, size_t bytes, double min_ms, double avg_ms, int runs,
-                     const fbtools::traffic &t, int threads, double compile_ms, double cache_hit_us);
-    const fbtools::memory_roof *roof(const fbtools::traffic &t, int threads);
-    /// Times `run` for the case's budget. Where the roof of `t` is measured
-    /// for this case, in slices that alternate with the roof's own (the roof
-    /// then is in roofs_ for report_perf).
+    /// Prints a performance row: `bytes` moved in `t`, against `roof` (null: none measured).
+    void report_perf(const problem &p, const std::string &impl, size_t bytes, const timing &t,
+                     const fbtools::memory_roof *roof, int threads, double compile_ms, double cache_hit_us);
+    /// Times `run` for the case's budget and gives the roof of `t` in `roof`:
+    /// one from --roof=FILE, or measured for this case in slices that
+    /// alternate with the case's own (null with --roof=skip).
     timing time_case(const std::function<void()> &run, const fbtools::traffic &t, int threads,
-                     const std::function<void(const std::function<void()> &)> &in_context);
+                     const std::function<void(const std::function<void()> &)> &in_context,
+                     const fbtools::memory_roof *&roof);
     std::string roof_key(const fbtools::traffic &t, int threads) const;
     void keep_roof(const std::string &key, const fbtools::memory_roof &r, int threads, size_t bytes);
 
@@ -75,7 +76,6 @@ private:
     bool csv_ = false, csv_header_done_ = false;
     std::string roof_ = "measure"; // measure, skip, or a file of measured roofs to reuse
     std::map<std::string, fbtools::memory_roof> roofs_;
-    std::string fresh_roof_; // the key of the roof measured beside the case being reported
     std::map<outcome, int> counts_;
     int tests_ = 0;
     std::vector<std::string> table_; // one markdown row per performance problem

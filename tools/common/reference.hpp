@@ -631,6 +631,10 @@ inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::sh
                 // Two inputs, or Sum, Mean, Max, Min folded left to right, each step
                 // rounded to the type; Mean then divides by the count.
                 const op::kind step = kind == op::kind::Sum || kind == op::kind::Mean ? op::kind::Add : kind;
+                auto dir = o.get_attrs().find(op::attr::direction);
+                auto fmod = o.get_attrs().find(op::attr::fmod);
+                const bool alt = (dir != o.get_attrs().end() && std::get<std::string>(dir->second) == "RIGHT") ||
+                                 (fmod != o.get_attrs().end() && std::get<int64_t>(fmod->second) == 1);
                 std::shared_ptr<const buffer> acc = values.at(o.get_inputs()[0].get_id());
                 for (size_t k = 1; k < in.size(); ++k) {
                     const buffer &a = *acc, &b = *in[k];
@@ -641,10 +645,6 @@ inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::sh
                         first >= 0 ? a.lt.get_dims() : broadcast_shape(o, a.lt.get_dims(), b.lt.get_dims());
                     auto next = std::make_shared<buffer>(
                         logical_tensor(out_id, reference_type(o, a.lt.get_data_type(), b.lt.get_data_type()), shape));
-                    auto dir = o.get_attrs().find(op::attr::direction);
-                    auto fmod = o.get_attrs().find(op::attr::fmod);
-                    const bool alt = (dir != o.get_attrs().end() && std::get<std::string>(dir->second) == "RIGHT") ||
-                                     (fmod != o.get_attrs().end() && std::get<int64_t>(fmod->second) == 1);
                     ref_binary(step, a, b, *next, first, alt);
                     acc = next;
                 }
