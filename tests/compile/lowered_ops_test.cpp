@@ -28,31 +28,28 @@ value random(size_t id, dt t, const dims &shape, std::mt19937_64 &rng) {
     return {id, b};
 }
 
-// Runs `ops` fused (one partition expected) and op by op; both must equal
-// the reference at tensor `out_id` (within `max_ulp` for f64 Pow).
-void check(const std::vector<op> &ops, const std::vector<value> &inputs, size_t out_id, int64_t max_ulp = 0) {
+// A one-element f16 or bf16 input of the given bits.
+value half(size_t id, dt t, uint16_t bits) {
+    auto b = std::make_shared<buffer>(lt(id, t, dims{1}));
+    std::memcpy(b->data(), &bits, 2);
+    return {id, b};
+}
+
+std::map<size_t, std::shared_ptr<buffer>> by_id(const std::vector<value> &inputs) {
     std::map<size_t, std::shared_ptr<buffer>> values;
     for (const value &v : inputs) values[v.id] = v.buf;
-    auto build = [&] {
-        graph g(engine::kind::cpu);
-        for (const op &o : ops) g.add_op(o);
-        g.finalize();
-        return g;
-    };
-    graph fused = build(), debug = build();
-    ASSERT_EQ(fused.get_partitions().size(), 1u);
-    ASSERT_TRUE(fused.get_partitions()[0].is_supported());
-    for (const char *mode : {"native", "auto"}) {
-        kernel_env env(mode);
-        auto fused_values = values, debug_values = values, ref_values = values;
-        std::vector<std::string> impls;
-        run_graph(fused, partition::policy::fusion, fused_values, &impls);
-        run_graph(debug, partition::policy::debug, debug_values);
-        reference_graph(ops, ref_values);
-        EXPECT_TRUE(same_elements(*ref_values.at(out_id), *fused_values.at(out_id), max_ulp))
-            << mode << " " << impls.at(0);
-        EXPECT_TRUE(same_elements(*debug_values.at(out_id), *fused_values.at(out_id))) << mode;
-    }
+    return values;
+}
+
+void check(const std::vector<op> &ops, const std::vector<value> &inputs, size_t out_id, int64_t max_ulp = 0) {
+    expect_one_exact_partition(ops, by_id(inputs), out_id, max_ulp);
+}
+
+// The first element of a 2-byte result.
+uint16_t first_bits(const buffer &b) {
+    uint16_t bits;
+    std::memcpy(&bits, b.data(), 2);
+    return bits;
 }
 
 op make(size_t id, op::kind kind, std::vector<lt> in, size_t out) {
@@ -82,22 +79,10 @@ TEST(lowered_ops, mean_of_halves_rounds_the_sum_before_dividing) {
     // bf16: 1 + 2^-8 rounds to 1 (ties to even), twice, so Mean(1, 2^-8,
     // 2^-8) is 1/3 rounded (0x3EAB), not (1 + 2^-7)/3 (0x3EAC): the fold
     // stores each partial sum in bf16.
-    auto bf16 = [](size_t id, uint16_t bits) {
-        auto b = std::make_shared<buffer>(lt(id, dt::bf16, dims{1}));
-        std::memcpy(b->data(), &bits, 2);
-        return value{id, b};
-    };
-    const std::vector<value> in = {bf16(0, 0x3F80), bf16(1, 0x3B80), bf16(2, 0x3B80)};
+    const std::vector<value> in = {half(0, dt::bf16, 0x3F80), half(1, dt::bf16, 0x3B80), half(2, dt::bf16, 0x3B80)};
     const op mean = make(0, op::kind::Mean, {in[0].buf->lt, in[1].buf->lt, in[2].buf->lt}, 10);
     check({mean}, in, 10);
-    std::map<size_t, std::shared_ptr<buffer>> values = {{0, in[0].buf}, {1, in[1].buf}, {2, in[2].buf}};
-    graph g(engine::kind::cpu);
-    g.add_op(mean);
-    g.finalize();
-    run_graph(g, partition::policy::fusion, values);
-    uint16_t got;
-    std::memcpy(&got, values.at(10)->data(), 2);
-    EXPECT_EQ(got, 0x3EAB); // 1/3 in bf16
+    EXPECT_EQ(first_bits(*run_fused({mean}, by_id(in), 10)), 0x3EAB); // 1/3 in bf16
 }
 
 TEST(lowered_ops, squared_difference_rounds_the_difference_first) {
@@ -108,22 +93,10 @@ TEST(lowered_ops, squared_difference_rounds_the_difference_first) {
     }
     // f16 0x4295 - 0x9D04 rounds to 0x4296 before squaring: 0x496F. The
     // square of the unrounded difference would round to 0x496E.
-    auto f16 = [](size_t id, uint16_t bits) {
-        auto v = std::make_shared<buffer>(lt(id, dt::f16, dims{1}));
-        std::memcpy(v->data(), &bits, 2);
-        return value{id, v};
-    };
-    const std::vector<value> in = {f16(0, 0x4295), f16(1, 0x9D04)};
+    const std::vector<value> in = {half(0, dt::f16, 0x4295), half(1, dt::f16, 0x9D04)};
     const op sd = make(0, op::kind::SquaredDifference, {in[0].buf->lt, in[1].buf->lt}, 10);
     check({sd}, in, 10);
-    std::map<size_t, std::shared_ptr<buffer>> values = {{0, in[0].buf}, {1, in[1].buf}};
-    graph g(engine::kind::cpu);
-    g.add_op(sd);
-    g.finalize();
-    run_graph(g, partition::policy::fusion, values);
-    uint16_t got;
-    std::memcpy(&got, values.at(10)->data(), 2);
-    EXPECT_EQ(got, 0x496F);
+    EXPECT_EQ(first_bits(*run_fused({sd}, by_id(in), 10)), 0x496F);
 }
 
 TEST(lowered_ops, pow_with_beta_and_with_an_exponent_tensor_of_every_numeric_type) {
@@ -152,11 +125,7 @@ TEST(lowered_ops, integer_pow_wraps_and_fixes_negative_exponents) {
     auto e = std::make_shared<buffer>(lt(1, dt::s32, dims{13}));
     std::memcpy(x->data(), xs.data(), 13 * 4);
     std::memcpy(e->data(), es.data(), 13 * 4);
-    std::map<size_t, std::shared_ptr<buffer>> values = {{0, x}, {1, e}};
-    graph g(engine::kind::cpu);
-    g.add_op(make(0, op::kind::Pow, {x->lt, e->lt}, 10));
-    g.finalize();
-    run_graph(g, partition::policy::fusion, values);
+    const auto pow = run_fused({make(0, op::kind::Pow, {x->lt, e->lt}, 10)}, {{0, x}, {1, e}}, 10);
     // 3^31 and 7^40 wrap (computed here in 64 bits and truncated).
     uint64_t p3 = 1, p7 = 1;
     for (int i = 0; i < 31; ++i) p3 *= 3;
@@ -164,7 +133,7 @@ TEST(lowered_ops, integer_pow_wraps_and_fixes_negative_exponents) {
     const std::vector<int32_t> want = {0, 1, -1, 0, 0, static_cast<int32_t>(p3), static_cast<int32_t>(p7), 0,
                                        1, 1, 1,  0, 1};
     std::vector<int32_t> got(13);
-    std::memcpy(got.data(), values.at(10)->data(), 13 * 4);
+    std::memcpy(got.data(), pow->data(), 13 * 4);
     EXPECT_EQ(got, want);
 }
 

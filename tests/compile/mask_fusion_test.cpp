@@ -20,26 +20,6 @@ template <typename T> std::shared_ptr<buffer> constant(size_t id, dt type, T v) 
     return b;
 }
 
-// Runs `ops` fused and op by op from `inputs`; checks one partition, and
-// that both runs equal the reference at tensor `out_id`.
-void check(const std::vector<op> &ops, std::map<size_t, std::shared_ptr<buffer>> inputs, size_t out_id) {
-    auto build = [&] {
-        graph g(engine::kind::cpu);
-        for (const op &o : ops) g.add_op(o);
-        g.finalize();
-        return g;
-    };
-    graph fused = build(), debug = build();
-    ASSERT_EQ(fused.get_partitions().size(), 1u);
-    auto fused_values = inputs, debug_values = inputs, ref_values = inputs;
-    std::vector<std::string> impls;
-    run_graph(fused, partition::policy::fusion, fused_values, &impls);
-    run_graph(debug, partition::policy::debug, debug_values);
-    reference_graph(ops, ref_values);
-    EXPECT_TRUE(same_elements(*ref_values.at(out_id), *fused_values.at(out_id))) << impls.at(0);
-    EXPECT_TRUE(same_elements(*debug_values.at(out_id), *fused_values.at(out_id)));
-}
-
 TEST(mask_fusion, bert_additive_mask_is_one_partition_and_exact) {
     std::mt19937_64 rng(21);
     const dims scores_shape{4, 12, 32, 32}, mask_shape{4, 1, 1, 32};
@@ -53,7 +33,8 @@ TEST(mask_fusion, bert_additive_mask_is_one_partition_and_exact) {
         op(1, op::kind::Multiply, {lt(10, dt::undef, any), lt(3, dt::f32, dims{})}, {lt(11, dt::undef, any)}),
         op(2, op::kind::Add, {lt(0, dt::f32, scores_shape), lt(11, dt::undef, any)}, {lt(12, dt::undef, any)}),
     };
-    check(ops, {{0, scores}, {1, mask}, {2, constant(2, dt::f32, 1.0f)}, {3, constant(3, dt::f32, -10000.0f)}}, 12);
+    expect_one_exact_partition(
+        ops, {{0, scores}, {1, mask}, {2, constant(2, dt::f32, 1.0f)}, {3, constant(3, dt::f32, -10000.0f)}}, 12);
 }
 
 TEST(mask_fusion, distilbert_where_mask_is_one_partition_and_exact) {
@@ -71,7 +52,8 @@ TEST(mask_fusion, distilbert_where_mask_is_one_partition_and_exact) {
         };
         const uint16_t lowest_half = t == dt::bf16 ? 0xFF7F : 0xFBFF; // the lowest finite bf16 / f16
         auto lowest = t == dt::f32 ? constant(3, t, -3.4028234e38f) : constant(3, t, lowest_half);
-        check(ops, {{0, scores}, {1, mask}, {2, constant(2, dt::s64, int64_t{0})}, {3, lowest}}, 11);
+        expect_one_exact_partition(ops, {{0, scores}, {1, mask}, {2, constant(2, dt::s64, int64_t{0})}, {3, lowest}},
+                                   11);
     }
 }
 
@@ -89,7 +71,7 @@ TEST(mask_fusion, logical_and_bitwise_chains_fuse) {
         op(3, op::kind::LogicalAnd, {lt(10, dt::undef, any), lt(12, dt::undef, any)}, {lt(13, dt::undef, any)}),
         op(4, op::kind::LogicalNot, {lt(13, dt::undef, any)}, {lt(14, dt::undef, any)}),
     };
-    check(ops, {{0, a}, {1, b}}, 14);
+    expect_one_exact_partition(ops, {{0, a}, {1, b}}, 14);
 }
 
 } // namespace

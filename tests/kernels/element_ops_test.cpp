@@ -366,36 +366,33 @@ TEST(element_ops, unary_ternary_right_shift_and_fmod_loops_match_reference) {
             for (dt t : all) {
                 if (!(def.types & detail::type_bit(t))) continue;
                 const int64_t n = 77;
-                if (def.kind == op::kind::Mod) { // fmod=1, every numeric type
-                    const auto fn = ops->binary[static_cast<int>(detail::ew_fn::fmod)][detail::dtype_index(t)]
-                                               [detail::dtype_index(t)];
-                    ASSERT_NE(fn, nullptr) << ops->isa << " " << data_type_name(t);
+                // The form an attribute picks (Mod's fmod=1 over every numeric
+                // type, BitShift to the right), against the reference's other form.
+                auto check_other_form = [&](detail::ew_fn f, auto &&fill_b) {
+                    const auto fn = ops->binary[static_cast<int>(f)][detail::dtype_index(t)][detail::dtype_index(t)];
+                    ASSERT_NE(fn, nullptr) << ops->isa << " " << op_kind_name(def.kind) << " " << data_type_name(t);
                     buffer a(logical_tensor(0, t, dims{n})), b(logical_tensor(1, t, dims{n}));
                     fill(a, rng);
-                    fill(b, rng);
+                    fill_b(b);
                     buffer got(logical_tensor(2, t, dims{n})), want(logical_tensor(2, t, dims{n}));
                     fn(a.data(), 1, b.data(), 1, got.data(), n, false);
-                    ref_binary(op::kind::Mod, a, b, want, -1, true);
-                    ASSERT_TRUE(same_elements(want, got)) << ops->isa << " fmod " << data_type_name(t);
+                    ref_binary(def.kind, a, b, want, -1, true);
+                    ASSERT_TRUE(same_elements(want, got))
+                        << ops->isa << " " << op_kind_name(def.kind) << " " << data_type_name(t);
                     ++checked;
+                };
+                if (def.kind == op::kind::Mod) {
+                    check_other_form(detail::ew_fn::fmod, [&](buffer &b) { fill(b, rng); });
                     continue;
                 }
                 if (def.kind == op::kind::BitShift) {
-                    const auto fn = ops->binary[static_cast<int>(detail::ew_fn::shift_right)][detail::dtype_index(t)]
-                                               [detail::dtype_index(t)];
-                    ASSERT_NE(fn, nullptr) << ops->isa << " " << data_type_name(t);
-                    buffer a(logical_tensor(0, t, dims{n})), b(logical_tensor(1, t, dims{n}));
-                    fill(a, rng);
-                    auto *counts = static_cast<unsigned char *>(b.data()); // counts around the width
-                    for (int64_t i = 0; i < n; ++i) {
-                        const uint64_t c = rng() % (8 * data_type_size(t) + 3);
-                        std::memcpy(counts + i * data_type_size(t), &c, data_type_size(t));
-                    }
-                    buffer got(logical_tensor(2, t, dims{n})), want(logical_tensor(2, t, dims{n}));
-                    fn(a.data(), 1, b.data(), 1, got.data(), n, false);
-                    ref_binary(op::kind::BitShift, a, b, want, -1, true);
-                    ASSERT_TRUE(same_elements(want, got)) << ops->isa << " " << data_type_name(t);
-                    ++checked;
+                    check_other_form(detail::ew_fn::shift_right, [&](buffer &b) { // counts around the width
+                        auto *counts = static_cast<unsigned char *>(b.data());
+                        for (int64_t i = 0; i < n; ++i) {
+                            const uint64_t c = rng() % (8 * data_type_size(t) + 3);
+                            std::memcpy(counts + i * data_type_size(t), &c, data_type_size(t));
+                        }
+                    });
                     continue;
                 }
                 if (def.lower == detail::lowering::fold || def.lower == detail::lowering::mean) { // one input: a copy
