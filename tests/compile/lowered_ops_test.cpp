@@ -224,6 +224,14 @@ TEST(lowered_ops, bad_shapes_and_attributes_are_named) {
              "input types (f32, s32) are not supported");
     rejected(make(9, op::kind::Sum, {lt(0, dt::s32, dims{2}), lt(1, dt::s32, dims{2})}, 10), status::invalid_data_type,
              "input types (s32, s32) are not supported");
+    rejected(make(10, op::kind::BiasAdd, {f32(0, {}), f32(1, {1})}, 10), status::invalid_shape,
+             "the input has no channel dim");
+    op ncx_rank1 = make(11, op::kind::BiasAdd, {f32(0, {3}), f32(1, {3})}, 10);
+    ncx_rank1.set_attr(op::attr::data_format, std::string("NCX"));
+    rejected(ncx_rank1, status::invalid_shape, "data_format NCX needs an input of rank 2 or more");
+    op slope_flag = make(12, op::kind::PReLU, {f32(0, {2, 3}), f32(1, {3})}, 10);
+    slope_flag.set_attr(op::attr::per_channel_broadcast, int64_t{1});
+    rejected(slope_flag, status::invalid_arguments, "attribute per_channel_broadcast must be a boolean");
 }
 
 } // namespace
