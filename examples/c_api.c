@@ -1,5 +1,5 @@
-/* The C API (C11): a graph of Add, ReLU (run here, fusebox does not run it)
- * and Add; partitions compiled and executed, results checked. */
+/* The C API (C11): a graph of Add, a custom ReLU (a Wildcard to fusebox, run
+ * here) and Add; partitions compiled and executed, results checked. */
 #include <fusebox/fusebox.h>
 
 #include <stdio.h>
@@ -96,12 +96,13 @@ int main(void) {
     CHECK(fusebox_engine_create(&engine, fusebox_cpu, 0));
     CHECK(fusebox_stream_create(&stream, engine, fusebox_stream_default_flags));
 
-    /* out = relu(x + bias) + residual; fusebox runs the Adds, we run ReLU. */
+    /* out = relu(x + bias) + residual, the ReLU a custom op of ours (a Wildcard
+       to fusebox): fusebox runs the Adds, we run the custom op. */
     fusebox_graph_t graph;
     CHECK(fusebox_graph_create(&graph, fusebox_cpu));
     fusebox_logical_tensor_t bias = desc(BIAS, 1), residual = desc(RESIDUAL, 2), act = unknown(ACT);
     fusebox_op_t ops[3] = {make_op(0, fusebox_op_add, "bias_add", desc(X, 2), &bias, unknown(BIASED)),
-                           make_op(1, fusebox_op_relu, "relu", unknown(BIASED), NULL, unknown(ACT)),
+                           make_op(1, fusebox_op_wildcard, "custom_relu", unknown(BIASED), NULL, unknown(ACT)),
                            make_op(2, fusebox_op_add, "residual", act, &residual, unknown(OUT))};
     const char *numpy = "numpy";
     CHECK(fusebox_op_set_attr_str(ops[0], fusebox_op_attr_auto_broadcast, numpy, 5));
@@ -121,9 +122,9 @@ int main(void) {
         CHECK(fusebox_partition_is_supported(parts[i], &supported));
         if (supported) {
             run_supported(parts[i], engine, stream);
-        } else { /* ReLU: the framework's own kernel */
+        } else { /* the custom op: the framework's own kernel */
             for (int k = 0; k < N; ++k) values[ACT][k] = values[BIASED][k] > 0 ? values[BIASED][k] : 0;
-            printf("partition -> tensor %d: ReLU, run by the caller\n", ACT);
+            printf("partition -> tensor %d: custom ReLU, run by the caller\n", ACT);
         }
     }
 

@@ -8,6 +8,7 @@
 
 #include "common/checked.hpp"
 #include "common/errors.hpp"
+#include "interface/dtype.hpp"
 #include "interface/handles.hpp"
 #include "kernels/native/half.hpp"
 #include "ops/elementwise.hpp"
@@ -213,16 +214,21 @@ int operand_index(fused_expr &e, operand use) {
     return index;
 }
 
-// The bytes of `v` as an element of `dt` (a float type: rounded to nearest even).
-uint64_t constant_bits(data_type dt, double v) {
+// The bytes of `v` as an element of `dt` (a float type: rounded to nearest
+// even; an integer type: `v` is one of its values).
+uint64_t constant_bits(data_type dt, long double v) {
     uint64_t bits = 0;
+    const double d = static_cast<double>(v);
     const float f = static_cast<float>(v);
     switch (dt) {
-    case data_type::f64: std::memcpy(&bits, &v, 8); break;
+    case data_type::f64: std::memcpy(&bits, &d, 8); break;
     case data_type::f32: std::memcpy(&bits, &f, 4); break;
     case data_type::f16: bits = f32_to_f16(f); break;
     case data_type::bf16: bits = f32_to_bf16(f); break;
-    default: fail(status::unimplemented, "compile: no constant of type ", data_type_name(dt));
+    case data_type::u64: bits = static_cast<uint64_t>(v); break;
+    default:
+        if (!is_integer(dt)) fail(status::unimplemented, "compile: no constant of type ", data_type_name(dt));
+        bits = static_cast<uint64_t>(static_cast<int64_t>(v)); // the low bytes are the element
     }
     return bits;
 }
@@ -277,7 +283,7 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
             e.nodes.push_back(n);
             return ~static_cast<int>(e.nodes.size() - 1);
         };
-        auto add_constant = [&](data_type dt, double v) {
+        auto add_constant = [&](data_type dt, long double v) {
             e.constants.push_back({dt, constant_bits(dt, v)});
             return kConstant - static_cast<int>(e.constants.size() - 1);
         };
@@ -299,6 +305,15 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
             for (int k = 2; k < n_in; ++k) acc = add_node(def.fn, {acc, k}, {out, out});
             if (def.lower == lowering::mean && n_in > 1)
                 add_node(ew_fn::divide, {acc, add_constant(out, n_in)}, {out, out});
+            break;
+        }
+        case lowering::with_params: {
+            const node_params p = op_params(o, types[0]);
+            expr_node n{o.get_kind(), kernel_fn(o), n_in + static_cast<int>(p.values.size()), {}, out, {}};
+            for (int k = 0; k < n_in; ++k) n.arg[k] = k, n.in_dt[k] = types[k];
+            for (size_t k = 0; k < p.values.size(); ++k)
+                n.arg[n_in + k] = add_constant(p.dt, p.values[k]), n.in_dt[n_in + k] = p.dt;
+            e.nodes.push_back(n);
             break;
         }
         case lowering::square_of_difference: {

@@ -1,4 +1,5 @@
 #include "interface/dtype.hpp"
+#include <cstdint>
 
 namespace fusebox {
 namespace {
@@ -48,6 +49,30 @@ bool is_valid(data_type dt) {
 
 bool is_float(data_type dt) {
     return dt == data_type::f16 || dt == data_type::bf16 || dt == data_type::f32 || dt == data_type::f64;
+}
+
+long double type_lowest(data_type dt) {
+    switch (dt) {
+    case data_type::s8: return INT8_MIN;
+    case data_type::s16: return INT16_MIN;
+    case data_type::s32: return INT32_MIN;
+    case data_type::s64: return static_cast<long double>(INT64_MIN);
+    default: return 0;
+    }
+}
+
+long double type_highest(data_type dt) {
+    switch (dt) {
+    case data_type::s8: return INT8_MAX;
+    case data_type::u8: return UINT8_MAX;
+    case data_type::s16: return INT16_MAX;
+    case data_type::u16: return UINT16_MAX;
+    case data_type::s32: return INT32_MAX;
+    case data_type::u32: return UINT32_MAX;
+    case data_type::s64: return static_cast<long double>(INT64_MAX);
+    case data_type::u64: return static_cast<long double>(UINT64_MAX);
+    default: return 0;
+    }
 }
 
 bool is_integer(data_type dt) {

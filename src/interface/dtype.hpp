@@ -18,6 +18,9 @@ data_type data_type_at(int i);
 bool is_valid(data_type dt);
 bool is_float(data_type dt);   // f16, bf16, f32, f64
 bool is_integer(data_type dt); // s8 .. u64
+/// The smallest and largest values of an integer type (exact in long double).
+long double type_lowest(data_type dt);
+long double type_highest(data_type dt);
 /// Alignment a data handle of `dt` elements must have (the element size; 8 for strings).
 size_t element_alignment(data_type dt);
 /// Parses a name produced by data_type_name; returns undef for unknown names.

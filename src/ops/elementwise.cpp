@@ -1,6 +1,7 @@
 #include "ops/elementwise.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <oneapi/dnnl/dnnl_types.h>
 #include <sstream>
 
@@ -29,6 +30,7 @@ const std::vector<elementwise_def> &table() {
     static const type_set kIntegers = integers();
     static const type_set kNumeric = kFloats | kIntegers;
     static const type_set kHalvesF32 = set_of({dt::f16, dt::bf16, dt::f32});
+    static const type_set kSigned = kFloats | set_of({dt::s8, dt::s16, dt::s32, dt::s64});
     // One row per op kind, its fields in declaration order (formatted by hand).
     // clang-format off
     static const std::vector<elementwise_def> ops = {
@@ -120,6 +122,58 @@ const std::vector<elementwise_def> &table() {
         // Equal-1 .. Equal-19.
         {op::kind::Equal, ew_fn::equal, 2, 2, type_rule::same_to_bool, kNumeric | set_of({dt::boolean, dt::string}),
          false, true, false, true, dnnl_binary_eq, set_of({dt::f32, dt::bf16}), 0},
+        // Unary math: ONNX's versions up to opset 21 and oneDNN Graph's rows. Exact:
+        {op::kind::Abs, ew_fn::abs, 1, 1, type_rule::same, kNumeric, false, false, true, false, 0, 0, 0},
+        {op::kind::Neg, ew_fn::neg, 1, 1, type_rule::same, kSigned, false, false, true, false, 0, 0, 0},
+        {op::kind::Sign, ew_fn::sign, 1, 1, type_rule::same, kNumeric, false, false, false, false, 0, 0, 0},
+        {op::kind::Floor, ew_fn::floor, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0},
+        {op::kind::Ceil, ew_fn::ceil, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0},
+        {op::kind::Round, ew_fn::round, 1, 1, type_rule::same, kFloats, false, false, false, false, 0, 0, 0},
+        {op::kind::Sqrt, ew_fn::sqrt, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0},
+        {op::kind::Reciprocal, ew_fn::reciprocal, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0},
+        {op::kind::Square, ew_fn::square, 1, 1, type_rule::same, kHalvesF32, false, false, false, false, 0, 0, 0},
+        // ReLU-6 .. -14 (signed integers from 14) and oneDNN's ReLU: maximum(x, +0).
+        {op::kind::ReLU, ew_fn::relu, 1, 1, type_rule::same, kFloats | set_of({dt::s8, dt::s16, dt::s32, dt::s64}),
+         false, false, true, false, 0, 0, 0},
+        // LeakyRelu-6 .. -16 and oneDNN's LeakyReLU (alpha; ONNX's default 0.01): PReLU's function.
+        {op::kind::LeakyReLU, ew_fn::prelu, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0,
+         shape_rule::numpy, {op::attr::alpha}, lowering::with_params},
+        // HardSigmoid max(0, min(1, alpha*x + beta)) and HardSwish x * HardSigmoid(x; 1/6, 1/2),
+        // Softsign x / (1 + |x|): each step rounded, no fused multiply-add.
+        {op::kind::HardSigmoid, ew_fn::hard_sigmoid, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0,
+         shape_rule::numpy, {op::attr::alpha, op::attr::beta}, lowering::with_params},
+        {op::kind::HardSwish, ew_fn::hard_swish, 1, 1, type_rule::same, kFloats, false, false, false, false, 0, 0, 0},
+        {op::kind::Softsign, ew_fn::softsign, 1, 1, type_rule::same, kFloats, false, false, false, false, 0, 0, 0},
+        // oneDNN's Clamp (min, max required) and ONNX Clip: -6 (min/max attributes), -11+
+        // (optional one-element min, max inputs; every numeric type from 12).
+        {op::kind::Clamp, ew_fn::clamp, 1, 1, type_rule::same, kHalvesF32, false, false, false, false, 0, 0, 0,
+         shape_rule::numpy, {op::attr::min, op::attr::max}, lowering::with_params},
+        {op::kind::Clip, ew_fn::clamp, 1, 3, type_rule::same, kNumeric, false, false, true, false, 0, 0, 0,
+         shape_rule::scalars, {op::attr::min, op::attr::max}, lowering::with_params},
+        // IsNaN-9 .. -20, IsInf-10 .. -20 (detect_positive, detect_negative; default 1).
+        {op::kind::IsNaN, ew_fn::is_nan, 1, 1, type_rule::same_to_bool, kFloats, false, false, false, false, 0, 0, 0},
+        {op::kind::IsInf, ew_fn::is_inf, 1, 1, type_rule::same_to_bool, kFloats, false, false, false, false, 0, 0, 0,
+         shape_rule::numpy, {op::attr::detect_positive, op::attr::detect_negative}, lowering::with_params},
+        // Transcendental (ELEMENTWISE.md's bounds): floats only.
+        {op::kind::Exp, ew_fn::exp, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0},
+        {op::kind::Log, ew_fn::log, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0},
+        {op::kind::Tanh, ew_fn::tanh, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0},
+        {op::kind::Sigmoid, ew_fn::sigmoid, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0},
+        {op::kind::Erf, ew_fn::erf, 1, 1, type_rule::same, kFloats, false, false, false, false, 0, 0, 0},
+        {op::kind::Elu, ew_fn::elu, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0,
+         shape_rule::numpy, {op::attr::alpha}, lowering::with_params},
+        {op::kind::Selu, ew_fn::selu, 1, 1, type_rule::same, kFloats, false, false, true, false, 0, 0, 0,
+         shape_rule::numpy, {op::attr::alpha, op::attr::gamma}, lowering::with_params},
+        {op::kind::SoftPlus, ew_fn::softplus, 1, 1, type_rule::same, kFloats, false, false, false, false, 0, 0, 0,
+         shape_rule::numpy, {op::attr::beta}, lowering::with_params},
+        {op::kind::Mish, ew_fn::mish, 1, 1, type_rule::same, kFloats, false, false, false, false, 0, 0, 0},
+        // oneDNN's GELU (`mode` gelu_erf, the default, or gelu_tanh) and ONNX Gelu-20.
+        {op::kind::GELU, ew_fn::gelu_erf, 1, 1, type_rule::same, kFloats, false, false, false, false, 0, 0, 0,
+         shape_rule::numpy, {op::attr::mode}},
+        // ONNX Cast-1 .. -21 (the target type is the output's) and oneDNN's TypeCast.
+        {op::kind::Cast, ew_fn::cast, 1, 1, type_rule::cast, kNumeric | set_of({dt::boolean}),
+         false, false, false, false, 0, 0, 0},
+        {op::kind::TypeCast, ew_fn::cast, 1, 1, type_rule::cast, kHalvesF32, false, false, false, false, 0, 0, 0},
     };
     // clang-format on
     return ops;
@@ -224,7 +278,55 @@ ew_fn kernel_fn(const op &o) {
         const auto &dir = std::get<std::string>(o.get_attrs().at(op::attr::direction));
         return dir == "LEFT" ? ew_fn::shift_left : ew_fn::shift_right;
     }
+    if (def.fn == ew_fn::gelu_erf) {
+        auto it = o.get_attrs().find(op::attr::mode);
+        return it != o.get_attrs().end() && std::get<std::string>(it->second) == "gelu_tanh" ? ew_fn::gelu_tanh
+                                                                                             : ew_fn::gelu_erf;
+    }
     return def.fn;
+}
+
+data_type compute_type(data_type t) { return t == dt::f16 || t == dt::bf16 ? dt::f32 : t; }
+
+node_params op_params(const op &o, data_type in) {
+    const auto &attrs = o.get_attrs();
+    auto attr = [&](op::attr a, float fallback) -> long double {
+        auto it = attrs.find(a);
+        return it == attrs.end() ? fallback : std::get<float>(it->second);
+    };
+    auto flag = [&](op::attr a) {
+        auto it = attrs.find(a);
+        return it == attrs.end() || std::get<int64_t>(it->second) == 1;
+    };
+    node_params p{compute_type(in), {}};
+    switch (o.get_kind()) {
+    case op::kind::LeakyReLU: p.values = {attr(op::attr::alpha, 0.01f)}; break;
+    case op::kind::Elu: p.values = {attr(op::attr::alpha, 1.0f)}; break;
+    case op::kind::Selu:
+        p.values = {attr(op::attr::alpha, 1.67326319217681884765625f),
+                    attr(op::attr::gamma, 1.05070102214813232421875f)};
+        break;
+    case op::kind::HardSigmoid: p.values = {attr(op::attr::alpha, 0.2f), attr(op::attr::beta, 0.5f)}; break;
+    case op::kind::SoftPlus: p.values = {attr(op::attr::beta, 1.0f)}; break;
+    case op::kind::IsInf:
+        p.dt = dt::u8;
+        p.values = {static_cast<long double>((flag(op::attr::detect_positive) ? 1 : 0) |
+                                             (flag(op::attr::detect_negative) ? 2 : 0))};
+        break;
+    case op::kind::Clamp:
+    case op::kind::Clip: { // bounds of the input's type; an absent one is no bound
+        p.dt = in;
+        const long double lo = is_float(in) ? -INFINITY : type_lowest(in),
+                          hi = is_float(in) ? INFINITY : type_highest(in);
+        const size_t given = o.get_inputs().size() - 1; // min, max given as inputs
+        if (given == 0) p.values = {attr(op::attr::min, -INFINITY), attr(op::attr::max, INFINITY)};
+        if (given == 0 && !is_float(in)) p.values = {lo, hi};
+        if (given == 1) p.values = {hi};
+        break;
+    }
+    default: break;
+    }
+    return p;
 }
 
 bool runs_op(const op &o) {
@@ -280,9 +382,32 @@ void check_elementwise_attributes(const op &o, const elementwise_def &def) {
         case op::attr::beta:
             if (!def.has_attr(a)) break;
             attr_as<float>(o, a, "a float");
-            if (o.get_inputs().size() != 1)
+            if (def.kind == op::kind::Pow && o.get_inputs().size() != 1)
                 fail(status::invalid_arguments, op_ref(o), ": beta is the exponent of a one-input Pow; with an",
                      " exponent tensor it cannot be set");
+            continue;
+        case op::attr::alpha:
+        case op::attr::gamma:
+            if (!def.has_attr(a)) break;
+            attr_as<float>(o, a, "a float");
+            continue;
+        case op::attr::min:
+        case op::attr::max:
+            if (!def.has_attr(a)) break;
+            if (std::isnan(attr_as<float>(o, a, "a float")))
+                fail(status::invalid_arguments, op_ref(o), ": ", attr_name(a), " is NaN");
+            if (o.get_inputs().size() != 1)
+                fail(status::invalid_arguments, op_ref(o), ": ", attr_name(a),
+                     " cannot be set as an attribute when min/max are inputs (Clip-11 and later)");
+            continue;
+        case op::attr::mode:
+            if (!def.has_attr(a)) break;
+            expect_one_of(o, a, "gelu_erf", "gelu_tanh");
+            continue;
+        case op::attr::detect_positive:
+        case op::attr::detect_negative:
+            if (!def.has_attr(a)) break;
+            expect_flag(o, a);
             continue;
         case op::attr::consumed_inputs:
             if (!def.consumed_inputs)
@@ -296,7 +421,9 @@ void check_elementwise_attributes(const op &o, const elementwise_def &def) {
              find_attr(a) ? attr_name(a) : std::to_string(static_cast<int>(a)).c_str(), " for ",
              op_kind_name(o.get_kind()));
     }
-    if (def.has_attr(op::attr::beta) && o.get_inputs().size() == 1 && !attrs.count(op::attr::beta))
+    if (def.kind == op::kind::Clamp && (!attrs.count(op::attr::min) || !attrs.count(op::attr::max)))
+        fail(status::invalid_arguments, op_ref(o), ": Clamp needs both min and max");
+    if (def.kind == op::kind::Pow && o.get_inputs().size() == 1 && !attrs.count(op::attr::beta))
         fail(status::invalid_arguments, op_ref(o), ": a one-input Pow needs its exponent, beta");
     if (def.has_attr(op::attr::direction) && !attrs.count(op::attr::direction))
         fail(status::invalid_arguments, op_ref(o), ": direction (\"LEFT\" or \"RIGHT\") is required");
@@ -318,6 +445,16 @@ data_type infer_output_type(const op &o, const std::vector<data_type> &in) {
         if (in[0] != dt::boolean || in[1] != in[2] || !(def->types & type_bit(in[1]))) return unsupported();
         return in[1];
     }
+    if (def->rule == type_rule::cast) { // the target type is the declared output type
+        const data_type to = o.get_outputs().empty() ? dt::undef : o.get_outputs()[0].get_data_type();
+        if (to == dt::undef)
+            fail(status::invalid_data_type, op_ref(o),
+                 ": the output's data type is the type to cast to and must be given");
+        if (!(def->types & type_bit(in[0])) || !(def->types & type_bit(to)))
+            fail(status::invalid_data_type, op_ref(o), ": cannot cast ", data_type_name(in[0]), " to ",
+                 data_type_name(to));
+        return to;
+    }
     if (def->rule == type_rule::exponent) { // the exponent (if a tensor) of any numeric type
         const type_set numeric = floats() | integers();
         if (!(def->types & type_bit(in[0])) || (in.size() > 1 && !(numeric & type_bit(in[1])))) return unsupported();
@@ -335,6 +472,10 @@ data_type infer_output_type(const op &o, const std::vector<data_type> &in) {
     if (def->kind == op::kind::Mod && is_float(in[0]) && kernel_fn(o) != ew_fn::fmod)
         fail(status::invalid_arguments, op_ref(o), ": Mod of ", data_type_name(in[0]),
              " needs fmod=1 (ONNX: the sign-of-the-divisor form is for integers)");
+    if (def->kind == op::kind::Clip && !is_float(in[0]) &&
+        (o.get_attrs().count(op::attr::min) || o.get_attrs().count(op::attr::max)))
+        fail(status::invalid_arguments, op_ref(o), ": min/max attributes (Clip-6) are for float inputs; Clip of ",
+             data_type_name(in[0]), " takes min/max as inputs");
     return def->rule == type_rule::same_to_bool ? dt::boolean : in[0];
 }
 
@@ -389,6 +530,12 @@ dims infer_output_shape(const op &o, const std::vector<dims> &in) {
         const shape_rule rule = find_elementwise(o.get_kind())->shapes;
         switch (rule) {
         case shape_rule::numpy: return numpy_shape(o, in);
+        case shape_rule::scalars:
+            for (size_t k = 1; k < in.size(); ++k)
+                if (!std::all_of(in[k].begin(), in[k].end(), [](int64_t v) { return v == 1 || v < 0; }))
+                    incompatible("do not fit: ", k == 1 ? "min" : "max", " must hold one element, its shape is ",
+                                 shape_str(in[k]));
+            return a;
         case shape_rule::condition_one_way:
             return one_way(in[0], numpy_shape(o, {in[1], in[2]}), "the condition", "the values' shape");
         case shape_rule::channel:

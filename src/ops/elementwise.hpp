@@ -46,9 +46,39 @@ enum class ew_fn : uint8_t {
     fmod,     // Mod fmod=1: C fmod, the sign of the dividend
     identity, // a copy (Sum, Mean, Max, Min of one input)
     pow,      // base ^ exponent, the exponent of any numeric type
-    prelu,    // x < 0 ? x * slope : x
+    prelu,    // x < 0 ? x * slope : x (also LeakyReLU, its slope a constant)
+    // One input, then the constants its op's attributes give (after the input,
+    // of the compute type: f32 for f16/bf16/f32, f64 for f64).
+    abs,
+    neg,
+    sign,
+    floor,
+    ceil,
+    round, // half to even
+    sqrt,
+    reciprocal,
+    square,
+    exp,
+    log,
+    tanh,
+    sigmoid,
+    erf,
+    relu,
+    elu,          // (x, alpha)
+    selu,         // (x, alpha, gamma)
+    hard_sigmoid, // (x, alpha, beta)
+    hard_swish,
+    softsign,
+    softplus, // (x, beta)
+    mish,
+    gelu_erf,
+    gelu_tanh,
+    clamp, // (x, lo, hi) of x's type: min(max(x, lo), hi), IEEE (NaN propagates)
+    is_nan,
+    is_inf, // (x, which): which = 1 detects +inf, 2 -inf, 3 both (u8)
+    cast,   // to the node's output type
 };
-constexpr int kNumEwFns = 27;
+constexpr int kNumEwFns = 55;
 
 /// A set of data types, one bit per dtype_index().
 using type_set = uint32_t;
@@ -59,6 +89,7 @@ enum class type_rule : uint8_t {
     same_to_bool, // every input one type of `types`; the output boolean
     select,       // a boolean condition, then two inputs of one type of `types`; the output that type
     exponent,     // a base of one type of `types`, an exponent of any numeric type; the output the base's type
+    cast,         // an input of one type of `types`; the output the declared output type, one of `types`
 };
 
 /// How an op's inputs line up with its output beyond numpy over all inputs.
@@ -68,6 +99,7 @@ enum class shape_rule : uint8_t {
     channel,           // BiasAdd: input 1 is 1-D, the channel dim of input 0 (`data_format`)
     slope,             // PReLU: input 1 broadcasts one way to input 0; a 1-D one to the channel dim
                        // when `per_channel_broadcast` (default true)
+    scalars,           // Clip-11+: the inputs after the first (min, max) hold one element each
 };
 
 /// How an op becomes kernel nodes (canonicalize).
@@ -76,6 +108,7 @@ enum class lowering : uint8_t {
     fold,                 // left to right: f(f(in0, in1), in2) ...; one input: identity
     mean,                 // the fold of add, then divided by the input count
     square_of_difference, // subtract, then multiply the difference by itself (each rounded)
+    with_params,          // one node over the inputs, then the constants op_params() gives
 };
 
 struct elementwise_def {
@@ -149,5 +182,18 @@ int channel_dim(const op &o, size_t rank);
 
 /// oneDNN Pow's exponent (`beta`) when the op has one input; 1 if absent.
 float pow_beta(const op &o);
+
+/// The type an op on `t` computes in: f64 for f64, f32 for the other floats
+/// (f16 and bf16 are rounded once per op); integers and booleans their own.
+data_type compute_type(data_type t);
+
+/// The constants a `with_params` node takes after its inputs, from the op's
+/// attributes and defaults, for an input of type `in`: their values and
+/// their type (Clamp/Clip: the input's; IsInf: u8; otherwise compute_type).
+struct node_params {
+    data_type dt = data_type::undef;
+    std::vector<long double> values;
+};
+node_params op_params(const op &o, data_type in);
 
 } // namespace fusebox::detail

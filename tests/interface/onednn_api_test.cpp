@@ -127,7 +127,7 @@ TEST(onednn_api, op_construction_and_every_attribute_type) {
     graph g(engine::kind::cpu);
     EXPECT_EQ(g.add_op(o), status::success);
     // Attribute values must have the attribute's type, on any kind.
-    op wrong(4, op::kind::ReLU, {lt(2, dt::f32, {2})}, {lt(5, dt::f32, {2})});
+    op wrong(4, op::kind::SoftMax, {lt(2, dt::f32, {2})}, {lt(5, dt::f32, {2})});
     wrong.set_attr<int64_t>(op::attr::alpha, 1);
     expect_status([&] { g.add_op(wrong); }, status::invalid_arguments, "attribute alpha must be f32, got s64");
 }
@@ -139,7 +139,7 @@ TEST(onednn_api, add_op_without_exceptions_returns_the_status) {
     EXPECT_EQ(g.add_op(op(2, op::kind::MatMul, {lt(0, dt::f32, {2, 2})}, {lt(3, dt::f32, {2, 2})}), false),
               status::invalid_arguments); // MatMul takes 2 or 3 inputs
     EXPECT_EQ(g.add_op(op(3, op::kind::Wildcard, {}, {}), false), status::success);
-    EXPECT_EQ(g.add_op(op(3, op::kind::ReLU, {lt(0, dt::f32, {2})}, {lt(4, dt::f32, {2})}), false),
+    EXPECT_EQ(g.add_op(op(3, op::kind::SoftMax, {lt(0, dt::f32, {2})}, {lt(4, dt::f32, {2})}), false),
               status::invalid_graph); // op id 3 is taken
     EXPECT_EQ(g.add_op(op(9, static_cast<op::kind>(4000), {}, {}), false), status::unimplemented);
     expect_status([&] { g.add_op(op(5, op::kind::Concat, {}, {lt(6, dt::f32, {2})})); }, status::invalid_arguments,
@@ -149,7 +149,7 @@ TEST(onednn_api, add_op_without_exceptions_returns_the_status) {
 TEST(onednn_api, unsupported_partitions) {
     graph g(engine::kind::cpu, fpmath_mode::strict);
     g.add_op(op(0, op::kind::Add, {lt(0, dt::f32, {4}), lt(1, dt::f32, {4})}, {lt(2, dt::f32, {4})}));
-    g.add_op(op(1, op::kind::ReLU, {lt(2, dt::f32, {4})}, {lt(3, dt::undef, lt::layout_type::any)}));
+    g.add_op(op(1, op::kind::SoftMax, {lt(2, dt::f32, {4})}, {lt(3, dt::undef, lt::layout_type::any)}));
     g.add_op(op(2, op::kind::Add, {lt(3, dt::undef, lt::layout_type::any), lt(1, dt::f32, {4})},
                 {lt(4, dt::undef, lt::layout_type::any)}));
     g.add_op(op(3, op::kind::End, {lt(4, dt::undef, lt::layout_type::any)}, {}));
@@ -160,12 +160,12 @@ TEST(onednn_api, unsupported_partitions) {
     EXPECT_FALSE(parts[1].is_supported());
     EXPECT_EQ(parts[1].get_ops(), std::vector<size_t>{1});
     EXPECT_TRUE(parts[2].is_supported());
-    // The ReLU's output type is unknown until the framework says it at compile.
+    // The SoftMax's output type is unknown until the framework says it at compile.
     EXPECT_EQ(parts[2].get_input_ports()[0].get_data_type(), dt::undef);
     EXPECT_EQ(parts[2].get_output_ports()[0].get_data_type(), dt::undef);
     const engine eng(engine::kind::cpu);
     expect_status([&] { parts[1].compile({lt(2, dt::f32, {4})}, {lt(3, dt::f32, {4})}, eng); }, status::unimplemented,
-                  "holds op 1 (ReLU), which fusebox does not run");
+                  "holds op 1 (SoftMax), which fusebox does not run");
     auto cp =
         parts[2].compile({lt(3, dt::f32, {4}), lt(1, dt::f32, {4})}, {lt(4, dt::undef, lt::layout_type::any)}, eng);
     EXPECT_EQ(cp.query_logical_tensor(4).get_data_type(), dt::f32);
@@ -183,9 +183,9 @@ TEST(onednn_api, partition_from_one_op) {
     EXPECT_TRUE(add.is_supported());
     EXPECT_EQ(add.get_engine_kind(), engine::kind::cpu);
     EXPECT_EQ(add.get_output_ports()[0].get_dims(), (dims{2, 3}));
-    partition relu(op(1, op::kind::ReLU, {lt(0, dt::f32, {2})}, {lt(1, dt::f32, {2})}), engine::kind::cpu);
-    EXPECT_FALSE(relu.is_supported());
-    EXPECT_EQ(relu.get_input_ports().size(), 1u);
+    partition softmax(op(1, op::kind::SoftMax, {lt(0, dt::f32, {2})}, {lt(1, dt::f32, {2})}), engine::kind::cpu);
+    EXPECT_FALSE(softmax.is_supported());
+    EXPECT_EQ(softmax.get_input_ports().size(), 1u);
     expect_status([] { partition(op(2, op::kind::End, {lt(0, dt::f32, {2})}, {}), engine::kind::cpu); },
                   status::invalid_arguments, "End op forms no partition");
     expect_status(

@@ -70,7 +70,7 @@ std::vector<const detail::elementwise_def *> binary_rows() {
 
 dt output_type(const detail::elementwise_def &def, dt x, dt y) {
     if (def.rule == detail::type_rule::same_to_bool) return dt::boolean;
-    return x == y || def.rule == detail::type_rule::exponent ? x : dt::f32;
+    return x == y || def.rule == detail::type_rule::exponent || def.kind == op::kind::PReLU ? x : dt::f32;
 }
 
 TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
@@ -90,7 +90,9 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
                                       (def->rule == detail::type_rule::exponent ? is_numeric(y) : x == y);
                 const bool mixed = def->mixed_f32 && ((x == dt::f32 && (y == dt::bf16 || y == dt::f16)) ||
                                                       (y == dt::f32 && (x == dt::bf16 || x == dt::f16)));
-                expected += (accepted && !mod_float) || mixed;
+                // LeakyReLU: PReLU's loops for f16/bf16 with an f32 slope.
+                const bool leaky = def->kind == op::kind::PReLU && y == dt::f32 && (x == dt::f16 || x == dt::bf16);
+                expected += (accepted && !mod_float) || mixed || leaky;
             }
     for (const element_ops *ops : targets) {
         SCOPED_TRACE(ops->isa);
@@ -109,8 +111,9 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
     // Maximum, Minimum: 12; Equal: 14 (with boolean, string); 4 other
     // comparisons: 12; And, Or, Xor: boolean; 3 bitwise ops: 8 integer
     // types; BitShift: 4 unsigned ones; Mod (fmod=0): 8 integer types; Pow:
-    // 6 base types by 12 exponent types; PReLU: 4 float and 4 integer types.
-    EXPECT_EQ(expected, 4 * 16u + 2 * 12u + 14u + 4 * 12u + 3u + 3 * 8u + 4u + 8u + 6 * 12u + 8u);
+    // 6 base types by 12 exponent types; PReLU: 4 float and 4 integer types,
+    // and f16/bf16 with an f32 slope (LeakyReLU).
+    EXPECT_EQ(expected, 4 * 16u + 2 * 12u + 14u + 4 * 12u + 3u + 3 * 8u + 4u + 8u + 6 * 12u + 8u + 2u);
     std::printf("checked %zu loops on %zu instruction sets:", checked, targets.size());
     for (const element_ops *ops : targets) std::printf(" %s", ops->isa);
     std::printf("\n");
@@ -407,7 +410,7 @@ TEST(element_ops, unary_ternary_right_shift_and_fmod_loops_match_reference) {
                     ++checked;
                     continue;
                 }
-                if (def.inputs_max == 2 || def.lower != detail::lowering::one_node) continue;
+                if (!ref_computes_nary(def.kind)) continue; // unary math: unary_ops_test
                 const auto fn = ops->nary[static_cast<int>(def.fn)][detail::dtype_index(t)];
                 ASSERT_NE(fn, nullptr) << ops->isa << " " << op_kind_name(def.kind) << " " << data_type_name(t);
                 for (int pattern = 0; pattern < 8; ++pattern) { // bit k set: input k broadcast (stride 0)

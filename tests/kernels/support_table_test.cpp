@@ -139,8 +139,9 @@ std::string catalogue_table() {
         return out.empty() ? std::string("–") : out;
     };
     std::ostringstream os;
-    os << "| op kind | inputs | input types | output | legacy `broadcast`/`axis` | oneDNN binary where exact |\n"
-       << "|---|---|---|---|---|---|\n";
+    os << "| op kind | inputs | input types | output | attributes | legacy `broadcast`/`axis` | oneDNN binary where "
+          "exact |\n"
+       << "|---|---|---|---|---|---|---|\n";
     for (const auto &d : elementwise_ops()) {
         const std::string inputs = d.inputs_min == d.inputs_max ? std::to_string(d.inputs_min)
                                    : d.inputs_max == kAnyCount
@@ -153,11 +154,16 @@ std::string catalogue_table() {
             in = "base: " + in + "; exponent (a tensor, or oneDNN's `beta`): any numeric type", out = "the base's type";
         if (d.shapes == shape_rule::channel) in += "; a 1-D bias along the channel dim";
         if (d.shapes == shape_rule::slope) in += "; the slope broadcasts to the input (1-D: per channel)";
+        if (d.shapes == shape_rule::scalars) in += "; min, max: optional one-element inputs of that type (Clip-11+)";
+        if (d.rule == type_rule::cast) out = "the declared output type, one of the same";
         if (d.mixed_f32) in += "; f32 with bf16 or f16 (either order) -> f32";
+        std::string attrs;
+        for (op::attr a : d.own_attrs)
+            if (a != op::attr::undef) attrs += (attrs.empty() ? "`" : ", `") + std::string(attr_name(a)) + "`";
         std::string onednn = types(d.onednn_exact);
         if (d.onednn_flushing) onednn += " (" + types(d.onednn_flushing) + " with a relaxed fpmath mode)";
         os << "| " << op_kind_name(d.kind) << " | " << inputs << " | " << in << " | " << out << " | "
-           << (d.legacy_broadcast ? "yes" : "–") << " | " << onednn << " |\n";
+           << (attrs.empty() ? "–" : attrs) << " | " << (d.legacy_broadcast ? "yes" : "–") << " | " << onednn << " |\n";
     }
     return os.str();
 }

@@ -518,7 +518,12 @@ void case_knobs::apply(graph_case &c) const {
         c.fpmath_applies_to_int = parts.size() == 2 && parts[1] == "true";
         c.math_mode(); // validates
     }
-    // Everything downstream of a rewritten input is inferred anew.
+    // Everything downstream of a rewritten input is inferred anew, but for the
+    // type a cast produces: its target, which nothing infers.
+    std::set<size_t> cast_outputs;
+    for (const auto &o : c.ops)
+        if (o.kind == "TypeCast" || o.kind == "Cast")
+            for (const auto &t : o.outputs) cast_outputs.insert(t.id);
     if (reinfer)
         for (auto &o : c.ops)
             for (auto *list : {&o.inputs, &o.outputs})
@@ -531,7 +536,7 @@ void case_knobs::apply(graph_case &c) const {
                             t.order = dim_order(t.strides);
                         t.known_rank = false, t.shape.clear(), t.strides.clear();
                         t.layout = logical_tensor::layout_type::any;
-                        if (&o.outputs == list || !dt.empty()) t.dt = data_type::undef;
+                        if ((&o.outputs == list || !dt.empty()) && !cast_outputs.count(t.id)) t.dt = data_type::undef;
                     }
 }
 

@@ -506,16 +506,301 @@ inline void fill(buffer &buf, std::mt19937_64 &rng, bool edge_values = true) {
     }
 }
 
+// ---- unary ops and casts ----
+
+/// Whether the reference computes `kind` as a unary op (ref_unary).
+inline bool ref_is_unary(op::kind kind) {
+    switch (kind) {
+    case op::kind::Abs:
+    case op::kind::Neg:
+    case op::kind::Sign:
+    case op::kind::Floor:
+    case op::kind::Ceil:
+    case op::kind::Round:
+    case op::kind::Sqrt:
+    case op::kind::Reciprocal:
+    case op::kind::Square:
+    case op::kind::ReLU:
+    case op::kind::LeakyReLU:
+    case op::kind::HardSigmoid:
+    case op::kind::HardSwish:
+    case op::kind::Softsign:
+    case op::kind::Clamp:
+    case op::kind::Clip:
+    case op::kind::IsNaN:
+    case op::kind::IsInf:
+    case op::kind::Exp:
+    case op::kind::Log:
+    case op::kind::Tanh:
+    case op::kind::Sigmoid:
+    case op::kind::Erf:
+    case op::kind::Elu:
+    case op::kind::Selu:
+    case op::kind::SoftPlus:
+    case op::kind::Mish:
+    case op::kind::GELU:
+    case op::kind::Cast:
+    case op::kind::TypeCast: return true;
+    default: return false;
+    }
+}
+
+/// The transcendental ops: results within ELEMENTWISE.md's bounds, not exact.
+inline bool ref_is_approximate(op::kind kind) {
+    switch (kind) {
+    case op::kind::Exp:
+    case op::kind::Log:
+    case op::kind::Tanh:
+    case op::kind::Sigmoid:
+    case op::kind::Erf:
+    case op::kind::Elu:
+    case op::kind::Selu:
+    case op::kind::SoftPlus:
+    case op::kind::Mish:
+    case op::kind::GELU: return true;
+    default: return false;
+    }
+}
+
+/// ELEMENTWISE.md's bound for an approximate op, in ulp of its output type:
+/// 1 for f16/bf16; 32 for GELU and Mish; 2 for the others.
+inline int64_t ref_approximate_ulp(op::kind kind, dt out) {
+    if (out == dt::f16 || out == dt::bf16) return 1;
+    return kind == op::kind::GELU || kind == op::kind::Mish ? 32 : 2;
+}
+
+inline float ref_attr(const op &o, op::attr a, float fallback) {
+    auto it = o.get_attrs().find(a);
+    return it == o.get_attrs().end() ? fallback : std::get<float>(it->second);
+}
+
+/// A transcendental op on x, in x87 extended precision (64-bit significand).
+inline long double ref_transcendental(const op &o, long double x) {
+    const long double one = 1.0L;
+    switch (o.get_kind()) {
+    case op::kind::Exp: return expl(x);
+    case op::kind::Log: return logl(x);
+    case op::kind::Tanh: return tanhl(x);
+    case op::kind::Sigmoid: return x < 0 ? expl(x) / (one + expl(x)) : one / (one + expl(-x));
+    case op::kind::Erf: return erfl(x);
+    case op::kind::Elu: return x > 0 ? x : static_cast<long double>(ref_attr(o, op::attr::alpha, 1.0f)) * expm1l(x);
+    case op::kind::Selu: {
+        const long double alpha = ref_attr(o, op::attr::alpha, 1.67326319217681884765625f);
+        const long double gamma = ref_attr(o, op::attr::gamma, 1.05070102214813232421875f);
+        return x > 0 ? gamma * x : gamma * alpha * expm1l(x);
+    }
+    case op::kind::SoftPlus: { // log(1 + e^(beta x)) / beta
+        const long double beta = ref_attr(o, op::attr::beta, 1.0f), y = beta * x;
+        return (y > 0 ? y + log1pl(expl(-y)) : log1pl(expl(y))) / beta;
+    }
+    case op::kind::Mish: {
+        if (std::isinf(x)) return x > 0 ? x : -0.0L;
+        const long double sp = x > 0 ? x + log1pl(expl(-x)) : log1pl(expl(x));
+        return x * tanhl(sp);
+    }
+    case op::kind::GELU: {
+        auto m = o.get_attrs().find(op::attr::mode);
+        if (std::isinf(x)) return x > 0 ? x : -0.0L;
+        if (m == o.get_attrs().end() || std::get<std::string>(m->second) == "gelu_erf")
+            return x * erfcl(-x / sqrtl(2.0L)) / 2;
+        // 0.5 x (1 + tanh(z)); for z < 0, 1 + tanh(z) = 2 e^(2z) / (e^(2z) + 1) without cancellation
+        const long double z = sqrtl(2.0L / acosl(-1.0L)) * (x + 0.044715L * x * x * x);
+        if (z >= 0) return x * (one + tanhl(z)) / 2;
+        const long double e = expl(2 * z);
+        return x * e / (e + one);
+    }
+    default: return NAN;
+    }
+}
+
+/// An exact unary op on x computed in F (float for f16, bf16, f32; double
+/// for f64), each step rounded to F as ELEMENTWISE.md writes it.
+template <typename F> F ref_exact_unary(const op &o, F x, F lo, F hi) {
+    auto clamp01 = [](F t) { // IEEE max(0, min(1, t)): NaN propagates, -0 becomes +0
+        if (std::isnan(t)) return t;
+        return t >= 1 ? F(1) : t > 0 ? t : F(0);
+    };
+    switch (o.get_kind()) {
+    case op::kind::Abs: return std::signbit(x) ? -x : x;
+    case op::kind::Neg: return -x;
+    case op::kind::Sign: return std::isnan(x) ? x : x > 0 ? F(1) : x < 0 ? F(-1) : F(0);
+    case op::kind::Floor: return std::floor(x);
+    case op::kind::Ceil: return std::ceil(x);
+    case op::kind::Round: {        // half to even
+        const F r = std::round(x); // half away from zero
+        return std::fabs(x - std::trunc(x)) == F(0.5) ? 2 * std::round(x / 2) : r;
+    }
+    case op::kind::Sqrt: return std::sqrt(x);
+    case op::kind::Reciprocal: return F(1) / x;
+    case op::kind::Square: return x * x;
+    case op::kind::ReLU: return std::isnan(x) ? x : x > 0 ? x : F(0);
+    case op::kind::LeakyReLU: return x < 0 ? x * static_cast<F>(ref_attr(o, op::attr::alpha, 0.01f)) : x;
+    case op::kind::HardSigmoid: {
+        const F t = static_cast<F>(ref_attr(o, op::attr::alpha, 0.2f)) * x;
+        return clamp01(t + static_cast<F>(ref_attr(o, op::attr::beta, 0.5f)));
+    }
+    case op::kind::HardSwish: {
+        const F t = x * (F(1) / F(6));
+        return x * clamp01(t + F(0.5));
+    }
+    case op::kind::Softsign: return x / (F(1) + std::fabs(x));
+    case op::kind::Clamp:
+    case op::kind::Clip: return ref_float_op(op::kind::Minimum, ref_float_op(op::kind::Maximum, x, lo), hi);
+    default: return NAN;
+    }
+}
+
+/// `v` (exact in long double) rounded once to f16 or bf16, nearest even, by
+/// searching the neighbours of a first guess.
+inline uint16_t ref_round_to_half(long double v, bool bf16) {
+    if (std::isnan(v)) return bf16 ? 0x7FC0 : 0x7E00;
+    auto value = [&](uint16_t h) -> long double { // the pattern past the largest finite value counts as 2^16 / 2^128
+        if ((h & 0x7FFF) == (bf16 ? 0x7F80 : 0x7C00)) return std::copysign(ldexpl(1.0L, bf16 ? 128 : 16), v);
+        return bf16 ? ref_bf16_to_f32(h) : ref_f16_to_f32(h);
+    };
+    const float f = static_cast<float>(v);
+    const uint16_t guess = bf16 ? ref_f32_to_bf16(f) : ref_f32_to_f16(f);
+    if (std::isinf(v)) return guess;
+    uint16_t best = guess;
+    for (int d = -1; d <= 1; ++d) {
+        const uint16_t c = static_cast<uint16_t>(guess + d);
+        if ((c & 0x8000) != (guess & 0x8000) || (c & 0x7FFF) > (bf16 ? 0x7F80 : 0x7C00)) continue;
+        const long double dc = std::fabs(value(c) - v), db = std::fabs(value(best) - v);
+        if (dc < db || (dc == db && (c & 1) == 0)) best = c;
+    }
+    return best;
+}
+
+/// Writes `v` as element k of an output of float type t (rounded once).
+inline void ref_store_float(dt t, void *out, int64_t k, long double v) {
+    auto *o = static_cast<unsigned char *>(out);
+    if (t == dt::f64) {
+        const double d = static_cast<double>(v);
+        std::memcpy(o + k * 8, &d, 8);
+    } else if (t == dt::f32) {
+        const float f = static_cast<float>(v);
+        std::memcpy(o + k * 4, &f, 4);
+    } else {
+        const uint16_t h = ref_round_to_half(v, t == dt::bf16);
+        std::memcpy(o + k * 2, &h, 2);
+    }
+}
+
+/// Cast of element i of `from` into element k of `to` (ELEMENTWISE.md).
+inline void ref_cast(dt from, const void *in, int64_t i, dt to, void *out, int64_t k) {
+    auto *o = static_cast<unsigned char *>(out);
+    const bool from_bool = from == dt::boolean;
+    const long double v = from_bool ? (static_cast<const uint8_t *>(in)[i] != 0) : as_number(from, in, i);
+    if (to == dt::boolean) {
+        o[k] = v != 0 || std::isnan(v);
+        return;
+    }
+    if (is_float_type(to)) return ref_store_float(to, out, k, v);
+    const size_t bytes = data_type_size(to);
+    uint64_t bits;
+    if (is_float_type(from)) { // toward zero, saturated; NaN -> 0
+        const long double lo = is_signed_type(to) ? -ldexpl(1.0L, static_cast<int>(8 * bytes - 1)) : 0.0L;
+        const long double hi = is_signed_type(to) ? -lo - 1 : ldexpl(1.0L, static_cast<int>(8 * bytes)) - 1;
+        const long double t = std::isnan(v) ? 0.0L : std::trunc(std::clamp(v, lo, hi));
+        bits = t < 0 ? static_cast<uint64_t>(static_cast<int64_t>(t)) : static_cast<uint64_t>(t);
+    } else { // integers wrap: the low bytes of the value
+        bits = v < 0 ? static_cast<uint64_t>(static_cast<int64_t>(v)) : static_cast<uint64_t>(v);
+    }
+    std::memcpy(o + k * bytes, &bits, bytes);
+}
+
+/// One unary op (and Clip's min/max inputs, one element each) from element i
+/// of x into element k of out.
+inline void ref_unary_element(const op &o, dt t, const void *x, int64_t i, const void *lo_in, const void *hi_in, dt to,
+                              void *out, int64_t k) {
+    const op::kind kind = o.get_kind();
+    auto *ob = static_cast<unsigned char *>(out);
+    if (kind == op::kind::Cast || kind == op::kind::TypeCast) return ref_cast(t, x, i, to, out, k);
+    if (kind == op::kind::IsNaN || kind == op::kind::IsInf) {
+        const double v = as_double(t, x, i);
+        auto flag = [&](op::attr a) {
+            auto it = o.get_attrs().find(a);
+            return it == o.get_attrs().end() || std::get<int64_t>(it->second) != 0;
+        };
+        ob[k] = kind == op::kind::IsNaN
+                    ? std::isnan(v)
+                    : std::isinf(v) && (v > 0 ? flag(op::attr::detect_positive) : flag(op::attr::detect_negative));
+        return;
+    }
+    const bool clip = kind == op::kind::Clamp || kind == op::kind::Clip;
+    if (!is_float_type(t)) { // Abs, Neg, Sign, ReLU, Clip of integers, in the type's width
+        const size_t bytes = data_type_size(t);
+        const bool sgn = is_signed_type(t);
+        const long double v = as_number(t, x, i);
+        long double r = v;
+        switch (kind) {
+        case op::kind::Abs: r = std::fabs(v); break;
+        case op::kind::Neg: r = -v; break;
+        case op::kind::Sign: r = v > 0 ? 1 : v < 0 ? -1 : 0; break;
+        case op::kind::ReLU: r = v > 0 ? v : 0; break;
+        default: { // Clip: absent bounds are none
+            const long double lo = lo_in ? as_number(t, lo_in, 0) : -INFINITY;
+            const long double hi = hi_in ? as_number(t, hi_in, 0) : INFINITY;
+            r = std::min(std::max(v, lo), hi);
+        }
+        }
+        // The low bytes of the exact result (-INT_MIN wraps to INT_MIN).
+        const long double span = ldexpl(1.0L, static_cast<int>(8 * bytes));
+        long double m = std::fmod(r, span);
+        if (m < 0) m += span;
+        if (sgn && m >= span / 2) m -= span;
+        const uint64_t bits = m < 0 ? static_cast<uint64_t>(static_cast<int64_t>(m)) : static_cast<uint64_t>(m);
+        std::memcpy(ob + k * bytes, &bits, bytes);
+        return;
+    }
+    const long double v = as_double(t, x, i);
+    if (ref_is_approximate(kind)) { // f16/bf16: the f32 result, rounded to the type (ELEMENTWISE.md)
+        const long double r = ref_transcendental(o, v);
+        return ref_store_float(to, out, k, t == dt::f64 ? r : static_cast<long double>(static_cast<float>(r)));
+    }
+    long double lo = -INFINITY, hi = INFINITY;
+    if (clip) {
+        lo = lo_in ? as_double(t, lo_in, 0) : ref_attr(o, op::attr::min, -INFINITY);
+        hi = hi_in ? as_double(t, hi_in, 0) : ref_attr(o, op::attr::max, INFINITY);
+    }
+    if (t == dt::f64)
+        return ref_store_float(
+            to, out, k,
+            ref_exact_unary<double>(o, static_cast<double>(v), static_cast<double>(lo), static_cast<double>(hi)));
+    // Clamp's f32 bounds on an f16/bf16 input: comparing in f32 and rounding
+    // equals comparing with the bounds rounded to the type (rounding is monotonic).
+    ref_store_float(to, out, k,
+                    ref_exact_unary<float>(o, static_cast<float>(v), static_cast<float>(lo), static_cast<float>(hi)));
+}
+
+/// Reference for one unary op: out from x (and Clip's min/max inputs), x
+/// lined up with the output (same shape).
+inline void ref_unary(const op &o, const std::vector<const buffer *> &in, buffer &out) {
+    const buffer &x = *in[0];
+    const void *lo = in.size() > 1 ? in[1]->data() : nullptr, *hi = in.size() > 2 ? in[2]->data() : nullptr;
+    for_each_index(out.lt.get_dims(), [&](int64_t, const dims &idx) {
+        ref_unary_element(o, x.lt.get_data_type(), x.data(), offset_of(x.strides, idx), lo, hi, out.lt.get_data_type(),
+                          out.data(), offset_of(out.strides, idx));
+    });
+}
+
 /// The tolerance of a comparison against this reference, in units in the last
 /// place: 1 for f64 Pow (libm's pow is within 0.52 ulp, not correctly
 /// rounded; the reference rounds an x87 powl), 0 (bit for bit) otherwise.
-inline int64_t ref_max_ulp(op::kind kind, dt out) { return kind == op::kind::Pow && out == dt::f64 ? 1 : 0; }
+inline int64_t ref_max_ulp(op::kind kind, dt out) {
+    if (ref_is_approximate(kind)) return ref_approximate_ulp(kind, out);
+    return kind == op::kind::Pow && out == dt::f64 ? 1 : 0;
+}
 
-/// The same for a whole graph's outputs: 1 where it holds a Pow.
+/// The same for a whole graph's outputs: 1 where it holds a Pow; where it
+/// holds a transcendental op, the largest of their bounds (ELEMENTWISE.md).
 inline int64_t ref_max_ulp(const std::vector<op> &ops) {
-    for (const op &o : ops)
-        if (o.get_kind() == op::kind::Pow) return 1;
-    return 0;
+    int64_t ulp = 0;
+    for (const op &o : ops) {
+        if (o.get_kind() == op::kind::Pow) ulp = std::max<int64_t>(ulp, 1);
+        if (ref_is_approximate(o.get_kind())) ulp = std::max(ulp, ref_approximate_ulp(o.get_kind(), dt::f32));
+    }
+    return ulp;
 }
 
 /// Units in the last place between two finite floats of type t of the same
@@ -595,7 +880,7 @@ inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::sh
             const op &o = ops[i];
             if (done[i]) continue;
             const op::kind kind = o.get_kind();
-            if (!ref_computes_nary(kind) && !ref_computes(kind)) {
+            if (!ref_computes_nary(kind) && !ref_computes(kind) && !ref_is_unary(kind)) {
                 done[i] = true, ++finished; // End, and kinds the reference does not compute
                 continue;
             }
@@ -605,7 +890,14 @@ inline void reference_graph(const std::vector<op> &ops, std::map<size_t, std::sh
             if (in.size() != o.get_inputs().size()) continue;
             const size_t out_id = o.get_outputs()[0].get_id();
             std::shared_ptr<buffer> out;
-            if (ref_computes_nary(kind)) {
+            if (ref_is_unary(kind)) {
+                const dt type = kind == op::kind::Cast || kind == op::kind::TypeCast
+                                    ? o.get_outputs()[0].get_data_type()
+                                : kind == op::kind::IsNaN || kind == op::kind::IsInf ? dt::boolean
+                                                                                     : in[0]->lt.get_data_type();
+                out = std::make_shared<buffer>(logical_tensor(out_id, type, in[0]->lt.get_dims()));
+                ref_unary(o, in, *out);
+            } else if (ref_computes_nary(kind)) {
                 dims shape;
                 for (const buffer *x : in) shape = numpy_broadcast(shape, x->lt.get_dims());
                 const dt type = kind == op::kind::Where || kind == op::kind::Select ? in[1]->lt.get_data_type()

@@ -17,6 +17,7 @@
 
 #include "kernels/native/binary_ops.hpp"
 #include "kernels/native/half.hpp"
+#include "kernels/native/scalar_math.hpp"
 
 #ifndef FUSEBOX_BINARY_OPS_ONCE
 #define FUSEBOX_BINARY_OPS_ONCE
@@ -1199,6 +1200,8 @@ template <class F> void set_comparison(element_ops &o, ew_fn f) {
     set<compare_half<F, bf16_io>, uint16_t, uint16_t, uint8_t>(o, f, dt::bf16, dt::bf16);
 }
 
+#include "kernels/native/unary_ops-inl.h"
+
 const element_ops *get_element_ops() {
     static const element_ops ops = [] {
         element_ops o{};
@@ -1251,6 +1254,7 @@ const element_ops *get_element_ops() {
         set<binary_f32<prelu_fn, f16, f16, f16>, uint16_t, uint16_t, uint16_t>(o, ew_fn::prelu, dt::f16, dt::f16);
         set<binary_f32<prelu_fn, bf16, bf16, bf16>, uint16_t, uint16_t, uint16_t>(o, ew_fn::prelu, dt::bf16, dt::bf16);
         set_pow(o.binary[static_cast<int>(ew_fn::pow)]);
+        set_unary(o);
         // Where, Select and the copy move elements: one loop per element size.
         for (int t = 1; t < kNumDataTypes; ++t) {
             nary_fn select = select_values<string_view_t>, copy = nullptr;

@@ -46,9 +46,12 @@ struct element_ops {
     // [fn][a][b]: out = fn(a, b); integers wrap, f16/bf16 computed in f32 and rounded once
     binary_fn binary[kNumEwFns][kNumDataTypes][kNumDataTypes];
     rows_fn binary_rows[kNumEwFns][kNumDataTypes][kNumDataTypes]; // the same over rows, one call for many short rows
-    // [fn][t]: unary functions by their input's type, ternary ones (Where,
-    // Select: a boolean condition first) by their values' type
+    // [fn][t]: unary functions by their input's type (their op's constants,
+    // if any, after the input), Where and Select (a boolean condition
+    // first) by their values' type
     nary_fn nary[kNumEwFns][kNumDataTypes];
+    // [from][to]: Cast
+    nary_fn cast[kNumDataTypes][kNumDataTypes];
     transpose_fn transpose[4]; // for elements of 1, 2, 4 and 8 bytes
     // [fn][t]: a left-to-right chain of fn over one type in registers (Add: f32, bf16, f16)
     chain_fn chain[kNumEwFns][kNumDataTypes];

@@ -176,10 +176,18 @@ public:
         for (const auto &n : e.nodes) {
             const int f = static_cast<int>(n.fn), ta = dtype_index(n.in_dt[0]), tb = dtype_index(n.in_dt[1]);
             node_plan p{nullptr, nullptr, nullptr, n.n_args, {n.arg[0], n.arg[1], n.arg[2]}, slot(8)};
-            if (n.n_args == 2)
+            // Cast by both types; Where and Select (a condition first) by the
+            // values' type; a function with a loop over its first input's
+            // type and any constants after it (unary ops) by that type; other
+            // two-input ones by both types.
+            if (n.fn == ew_fn::cast)
+                p.nary = ops.cast[ta][dtype_index(n.out_dt)];
+            else if (n.fn == ew_fn::select)
+                p.nary = ops.nary[f][tb];
+            else if (ops.nary[f][ta])
+                p.nary = ops.nary[f][ta];
+            else if (n.n_args == 2)
                 p.fn = ops.binary[f][ta][tb], p.rows = ops.binary_rows[f][ta][tb];
-            else // unary: its input's type; ternary (a condition first): the values' type
-                p.nary = ops.nary[f][dtype_index(n.in_dt[n.n_args == 3 ? 1 : 0])];
             if (!p.fn && !p.nary)
                 fail(status::unimplemented, "native kernel: no ", op_kind_name(n.kind), " for ",
                      data_type_name(n.in_dt[0]), n.n_args > 1 ? "," : "",
@@ -653,8 +661,8 @@ private:
         if (chain_) return eval_chain(scratch, view, stride, out, out_stride, len, stream);
         for (size_t n = 0; n < nodes_.size(); ++n) {
             const node_plan &p = nodes_[n];
-            const void *a[kMaxArgs];
-            int64_t sa[kMaxArgs];
+            const void *a[kMaxArgs] = {};
+            int64_t sa[kMaxArgs] = {};
             bool scalar = true; // one value for the whole block
             for (int k = 0; k < p.n_args; ++k) {
                 const size_t v = p.arg[k] >= 0 ? static_cast<size_t>(p.arg[k]) : n_ops + ~p.arg[k];
