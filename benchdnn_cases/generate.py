@@ -250,6 +250,36 @@ variadic("workloads/sum3_f32.json", "Sum", "f32", [L, L, L])
 variadic("workloads/mean3_f32.json", "Mean", "f32", [L, L, L])
 write("workloads/pow_beta_f32.json", [op(0, "Pow", [lt(0, "f32", L)], lt(1, "f32", L), {"beta": attr_f(3.0)})])
 write("workloads/logical_not_boolean.json", [op(0, "LogicalNot", [lt(0, "boolean", L)], lt(1, "boolean", L))])
+UNARY_ATTRS = {"LeakyReLU": {"alpha": attr_f(0.1)}, "Elu": {"alpha": attr_f(0.5)},
+               "HardSigmoid": {"alpha": attr_f(0.25), "beta": attr_f(0.4)}, "SoftPlus": {"beta": attr_f(2.0)},
+               "Clamp": {"min": attr_f(-0.5), "max": attr_f(2.5)}, "GELU": {"mode": attr_s("gelu_tanh")},
+               "Selu": {"alpha": attr_f(1.5), "gamma": attr_f(1.1)}, "IsInf": {"detect_negative": attr_i(0)}}
+for kind in ["Abs", "Neg", "Sign", "Floor", "Ceil", "Round", "Sqrt", "Reciprocal", "Square", "ReLU", "LeakyReLU",
+             "HardSigmoid", "HardSwish", "Softsign", "Clamp", "Clip", "IsNaN", "IsInf", "Exp", "Log", "Tanh",
+             "Sigmoid", "Erf", "Elu", "Selu", "SoftPlus", "Mish", "GELU"]:
+    to = "boolean" if kind in ("IsNaN", "IsInf") else "f32"
+    write(f"op/{kind.lower()}_f32.json", [op(0, kind, [lt(0, "f32", [7, 33])], lt(1, to, [7, 33]),
+                                             UNARY_ATTRS.get(kind))])
+write("op/clip_inputs_s32.json", [op(0, "Clip", [lt(0, "s32", [7, 33]), lt(1, "s32", []), lt(2, "s32", [1])],
+                                     lt(3, "s32", [7, 33]))])
+for src, dst in [("f32", "bf16"), ("f32", "f16"), ("bf16", "f32"), ("f32", "s8"), ("f64", "u16"), ("s64", "f16"),
+                 ("boolean", "f32"), ("f32", "boolean"), ("u8", "s64")]:
+    write(f"op/cast_{src}_{dst}.json", [op(0, "Cast", [lt(0, src, [7, 33])], lt(1, dst, [7, 33]))])
+write("op/typecast_f32_bf16.json", [op(0, "TypeCast", [lt(0, "f32", [7, 33])], lt(1, "bf16", [7, 33]))])
+# GELU as PyTorch exports it (Div, Erf, Add, Mul, Mul), one fused region.
+G = [4, 16, 96]
+write("pattern/gelu_erf_exported_f32.json", [
+    op(0, "Divide", [lt(0, "f32", G), lt(1, "f32", [])], lt(10, "f32", G), numpy_attr()),
+    op(1, "Erf", [lt(10, "f32", G)], lt(11, "f32", G)),
+    op(2, "Add", [lt(11, "f32", G), lt(2, "f32", [])], lt(12, "f32", G), numpy_attr()),
+    op(3, "Multiply", [lt(0, "f32", G), lt(12, "f32", G)], lt(13, "f32", G), numpy_attr()),
+    op(4, "Multiply", [lt(13, "f32", G), lt(3, "f32", [])], lt(14, "f32", G), numpy_attr())])
+# Unary ops: one case per attribute form (the driver's --op-kind switches the kind).
+write("workloads/unary_f32.json", [op(0, "Exp", [lt(0, "f32", L)], lt(1, "f32", L))])
+write("workloads/clamp_f32.json", [op(0, "Clamp", [lt(0, "f32", L)], lt(1, "f32", L),
+                                      {"min": attr_f(-1.0), "max": attr_f(1.0)})])
+write("workloads/typecast_f32_bf16.json", [op(0, "TypeCast", [lt(0, "f32", L)], lt(1, "bf16", L))])
+write("workloads/cast_f32_s32.json", [op(0, "Cast", [lt(0, "f32", L)], lt(1, "s32", L))])
 # BERT's additive mask over BERT-base attention scores: one fused pass.
 S, M = [64, 12, 128, 128], [64, 1, 1, 128]
 write("workloads/mask_bert_f32.json", [

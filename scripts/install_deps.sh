@@ -10,6 +10,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev gnuplot-nox
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  libmpfr-dev
 )
 
 missing=()

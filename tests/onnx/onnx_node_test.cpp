@@ -177,18 +177,18 @@ std::vector<fs::path> node_test_dirs() {
                               "test_xor",  "test_not_",  "test_bitwise_", "test_bitshift", "test_where", "test_mod_",
                               "test_sum_", "test_mean_", "test_pow",      "test_prelu_"};
     // The unary ops: test_<op> and test_<op>_... (test_exp, not test_expand).
-    const char *unary[] = {"abs",         "neg",       "sign",     "floor",       "ceil",      "round", "sqrt",
-                           "reciprocal",  "relu",      "leakyrelu", "hardsigmoid", "hardswish", "softsign",
-                           "clip",        "isnan",     "isinf",    "exp",         "log",       "tanh",  "sigmoid",
-                           "erf",         "elu",       "selu",     "softplus",    "mish",      "gelu",  "cast"};
+    const char *unary[] = {"abs",        "neg",   "sign",      "floor",       "ceil",      "round",    "sqrt",
+                           "reciprocal", "relu",  "leakyrelu", "hardsigmoid", "hardswish", "softsign", "clip",
+                           "isnan",      "isinf", "exp",       "log",         "tanh",      "sigmoid",  "erf",
+                           "elu",        "selu",  "softplus",  "mish",        "gelu",      "cast"};
     std::vector<fs::path> dirs;
     if (!fs::exists(kNodeTests)) return dirs;
     for (const auto &e : fs::directory_iterator(kNodeTests)) {
         const std::string name = e.path().filename().string();
         bool match = false;
         for (const char *p : prefixes)
-            match = match ||
-                    (name.rfind(p, 0) == 0 && name.rfind("test_maxpool", 0) != 0 && name.rfind("test_maxunpool", 0) != 0);
+            match = match || (name.rfind(p, 0) == 0 && name.rfind("test_maxpool", 0) != 0 &&
+                              name.rfind("test_maxunpool", 0) != 0);
         for (const char *u : unary) {
             const std::string p = std::string("test_") + u;
             match = match || name == p || name.rfind(p + "_", 0) == 0;
@@ -216,8 +216,7 @@ bool build_ops(const onnx::GraphProto &g, std::map<std::string, size_t> &ids, st
                 const size_t id = id_of("absent " + std::to_string(i) + "." + std::to_string(k));
                 absent.push_back({id, n.input(0), k == 2});
             }
-            in.emplace_back(name.empty() ? absent.back().id : id_of(name), dt::undef,
-                            logical_tensor::layout_type::any);
+            in.emplace_back(name.empty() ? absent.back().id : id_of(name), dt::undef, logical_tensor::layout_type::any);
         }
         dt out_type = dt::undef;
         for (const auto &attr : n.attribute())

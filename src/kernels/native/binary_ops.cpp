@@ -8,6 +8,8 @@
 #include <hwy/cache_control.h>
 #include <hwy/foreach_target.h> // must come before highway.h
 #include <hwy/highway.h>
+// (after highway.h; per target)
+#include <hwy/contrib/math/math-inl.h>
 
 #include <algorithm>
 #include <cmath>

@@ -267,6 +267,168 @@ void classify(const void *const *in, const int64_t *st, void *out_, int64_t n, b
         int64_t{0});
 }
 
+// ---- transcendental functions: f32 lanes evaluated in f64 lanes (Highway's
+// f64 exp, expm1, log1p and tanh, each within a few ulp of f64), rounded once
+// to f32; every special value handled here. ELEMENTWISE.md's bounds hold with
+// room to spare: measured by tools/accuracy (doc/SUPPORT.md, "Accuracy").
+
+#if HWY_TARGET != HWY_SCALAR
+template <class D> using f64_of = hn::Rebind<double, D>;
+
+// e^x for every x (NaN handled by the caller): Highway's range is [-1000, 709].
+template <class DD> HWY_INLINE hn::Vec<DD> exp64(DD dd, hn::Vec<DD> x) {
+    return hn::Exp(dd, hn::Min(hn::Max(x, hn::Set(dd, -1000.0)), hn::Set(dd, 800.0)));
+}
+// log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|).
+template <class DD> HWY_INLINE hn::Vec<DD> log1p_exp64(DD dd, hn::Vec<DD> x) {
+    return hn::Add(hn::Max(x, hn::Zero(dd)), hn::Log1p(dd, exp64(dd, hn::Neg(hn::Abs(x)))));
+}
+
+struct exp64_fn {
+    static constexpr ew_fn fn = ew_fn::exp;
+    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD>, hn::Vec<DD>) { return exp64(dd, x); }
+};
+struct log64_fn {
+    static constexpr ew_fn fn = ew_fn::log;
+    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD>, hn::Vec<DD>) {
+        const auto zero = hn::Zero(dd);
+        auto r = hn::Log(dd, hn::Max(x, hn::Set(dd, 1e-300))); // (promoted f32 values are normal doubles)
+        r = hn::IfThenElse(hn::Eq(x, zero), hn::Set(dd, -HUGE_VAL), r);
+        r = hn::IfThenElse(hn::Eq(x, hn::Set(dd, HUGE_VAL)), x, r);
+        return hn::IfThenElse(hn::Lt(x, zero), hn::Set(dd, NAN), r);
+    }
+};
+struct tanh64_fn {
+    static constexpr ew_fn fn = ew_fn::tanh;
+    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD>, hn::Vec<DD>) {
+        return hn::Tanh(dd, hn::Min(hn::Max(x, hn::Set(dd, -50.0)), hn::Set(dd, 50.0)));
+    }
+};
+struct sigmoid64_fn {
+    static constexpr ew_fn fn = ew_fn::sigmoid;
+    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD>, hn::Vec<DD>) {
+        const auto one = hn::Set(dd, 1.0);
+        return hn::Div(one, hn::Add(one, exp64(dd, hn::Neg(x))));
+    }
+};
+// x > 0 ? x : alpha (e^x - 1), times gamma for Selu.
+template <bool kSelu> struct elu64_fn {
+    static constexpr ew_fn fn = kSelu ? ew_fn::selu : ew_fn::elu;
+    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD> alpha, hn::Vec<DD> gamma) {
+        // (Highway's expm1(-0) is +0: at zero the product alpha * x keeps C's sign.)
+        const auto em1 = hn::IfThenElse(hn::Eq(x, hn::Zero(dd)), x, hn::Expm1(dd, hn::Max(x, hn::Set(dd, -1000.0))));
+        const auto r = hn::IfThenElse(hn::Gt(x, hn::Zero(dd)), x, hn::Mul(alpha, em1));
+        if constexpr (kSelu)
+            return hn::Mul(gamma, r);
+        else
+            return r;
+    }
+};
+struct softplus64_fn {
+    static constexpr ew_fn fn = ew_fn::softplus;
+    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD> beta, hn::Vec<DD>) {
+        return hn::Div(log1p_exp64(dd, hn::Mul(beta, x)), beta);
+    }
+};
+// x tanh(softplus(x)); -0 at -inf.
+struct mish64_fn {
+    static constexpr ew_fn fn = ew_fn::mish;
+    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD>, hn::Vec<DD>) {
+        const auto r = hn::Mul(x, hn::Tanh(dd, hn::Min(log1p_exp64(dd, x), hn::Set(dd, 50.0))));
+        return hn::IfThenElse(hn::Eq(x, hn::Set(dd, -HUGE_VAL)), hn::Set(dd, -0.0), r);
+    }
+};
+// x / (1 + e^(-2z)), z = sqrt(2/pi) (x + 0.044715 x^3): 0.5 x (1 + tanh z)
+// without cancellation; -0 at -inf.
+struct gelu_tanh64_fn {
+    static constexpr ew_fn fn = ew_fn::gelu_tanh;
+    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD>, hn::Vec<DD>) {
+        const auto z = hn::Mul(hn::Set(dd, 0.79788456080286535587989211986876373695),
+                               hn::Add(x, hn::Mul(hn::Mul(hn::Set(dd, 0.044715), x), hn::Mul(x, x))));
+        const auto r = hn::Div(x, hn::Add(hn::Set(dd, 1.0), exp64(dd, hn::Mul(hn::Set(dd, -2.0), z))));
+        return hn::IfThenElse(hn::Eq(x, hn::Set(dd, -HUGE_VAL)), hn::Set(dd, -0.0), r);
+    }
+};
+
+// F over one f32 vector: each half widened to f64, NaN passed through.
+template <class F, class DF>
+HWY_INLINE hn::Vec<DF> math_f32(DF df, hn::Vec<DF> x, hn::Vec<f64_of<hn::Half<DF>>> p0,
+                                hn::Vec<f64_of<hn::Half<DF>>> p1) {
+    const hn::Half<DF> dh;
+    const f64_of<decltype(dh)> dd;
+    const auto lo = F::f64(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)), p0, p1);
+    const auto hi = F::f64(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)), p0, p1);
+    const auto r = hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+    return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+// out = F(x; constants) for f32, or f16/bf16 through IO (computed in f32, rounded
+// once): whole vectors only, the elements before an aligned streaming store and
+// after the last whole vector through a padded vector, so that every element
+// gets the same bits wherever it falls.
+template <class F, class IO>
+void math_loop(const void *const *in, const int64_t *st, void *out_, int64_t n, bool stream) {
+    using S = typename IO::storage;
+    const S *x = static_cast<const S *>(in[0]);
+    S *out = static_cast<S *>(out_);
+    const hn::ScalableTag<float> df;
+    const f64_of<hn::Half<decltype(df)>> dd;
+    constexpr int kParams = F::fn == ew_fn::selu ? 2 : F::fn == ew_fn::elu || F::fn == ew_fn::softplus ? 1 : 0;
+    const auto p0 = hn::Set(dd, kParams > 0 ? *static_cast<const float *>(in[1]) : 0.0f);
+    const auto p1 = hn::Set(dd, kParams > 1 ? *static_cast<const float *>(in[2]) : 0.0f);
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    auto body = [&](hn::Vec<decltype(df)> v) { return math_f32<F>(df, v, p0, p1); };
+    HWY_ALIGN float buf[hn::MaxLanes(df)];
+    auto narrow_store = [&](hn::Vec<decltype(df)> v, S *to, bool nt) {
+        if constexpr (std::is_same_v<IO, f32_io>) {
+            nt ? hn::Stream(v, df, to) : hn::StoreU(v, df, to);
+        } else {
+            const typename IO::template narrow_tag<decltype(df)> dn;
+            const auto h = IO::narrow(df, v);
+            nt ? hn::Stream(h, dn, to) : hn::StoreU(h, dn, to);
+        }
+    };
+    // Elements [i, i + k) (k < lanes) through the padded vector.
+    auto partial = [&](int64_t i, int64_t k) {
+        for (int64_t j = 0; j < lanes; ++j) buf[j] = j < k ? IO::to_f32(x[i + j]) : 0.0f;
+        hn::Store(body(hn::Load(df, buf)), df, buf);
+        for (int64_t j = 0; j < k; ++j) out[i + j] = IO::from_f32(buf[j]);
+    };
+    if (st[0] == 0) { // one value
+        hn::Store(body(hn::Set(df, IO::to_f32(x[0]))), df, buf);
+        const S v = IO::from_f32(buf[0]);
+        for (int64_t i = 0; i < n; ++i) out[i] = v;
+        return;
+    }
+    int64_t i = 0;
+    const bool nt = stream && lanes * sizeof(S) >= 16;
+    if (nt) {
+        const int64_t head = head_elements(out, lanes * sizeof(S), n);
+        if (head) partial(0, head);
+        i = head;
+    }
+    for (; i + lanes <= n; i += lanes) {
+        if (nt) prefetch_ahead(x, 1, i, lanes);
+        narrow_store(body(IO::load(df, x + i)), out + i, nt);
+    }
+    if (i < n) partial(i, n - i);
+}
+#endif
+
+// The loops of the transcendental functions: the vector ones above for f32
+// (and f16/bf16 where F16C converts them exactly), the scalar ones compiled
+// once elsewhere.
+template <class F> void set_math(element_ops &o) {
+    auto &t = o.nary[static_cast<int>(F::fn)];
+    for (data_type d : {data_type::f16, data_type::bf16, data_type::f32, data_type::f64})
+        t[dtype_index(d)] = scalar_math_loop(F::fn, d);
+#if HWY_TARGET != HWY_SCALAR
+    t[dtype_index(data_type::f32)] = math_loop<F, f32_io>;
+    t[dtype_index(data_type::bf16)] = math_loop<F, bf16_io>;
+    if constexpr (kVectorF16) t[dtype_index(data_type::f16)] = math_loop<F, f16_io>;
+#endif
+}
+
 template <class F> void set_float_unary(element_ops &o, ew_fn f) {
     auto &t = o.nary[static_cast<int>(f)];
     t[dtype_index(data_type::f32)] = unary_math<F, float>;
@@ -336,10 +498,25 @@ void set_unary(element_ops &o) {
         nan[dtype_index(dt::f64)] = classify<int64_t, 0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000, true>;
         inf[dtype_index(dt::f64)] = classify<int64_t, 0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000, false>;
     }
-    for (ew_fn f : {ew_fn::exp, ew_fn::log, ew_fn::tanh, ew_fn::sigmoid, ew_fn::erf, ew_fn::elu, ew_fn::selu,
-                    ew_fn::softplus, ew_fn::mish, ew_fn::gelu_erf, ew_fn::gelu_tanh})
+    for (ew_fn f : {ew_fn::erf, ew_fn::gelu_erf}) // (no vector erf yet)
         for (dt t : {dt::f16, dt::bf16, dt::f32, dt::f64})
             o.nary[static_cast<int>(f)][dtype_index(t)] = scalar_math_loop(f, t);
+#if HWY_TARGET != HWY_SCALAR
+    set_math<exp64_fn>(o);
+    set_math<log64_fn>(o);
+    set_math<tanh64_fn>(o);
+    set_math<sigmoid64_fn>(o);
+    set_math<elu64_fn<false>>(o);
+    set_math<elu64_fn<true>>(o);
+    set_math<softplus64_fn>(o);
+    set_math<mish64_fn>(o);
+    set_math<gelu_tanh64_fn>(o);
+#else
+    for (ew_fn f : {ew_fn::exp, ew_fn::log, ew_fn::tanh, ew_fn::sigmoid, ew_fn::elu, ew_fn::selu, ew_fn::softplus,
+                    ew_fn::mish, ew_fn::gelu_tanh})
+        for (dt t : {dt::f16, dt::bf16, dt::f32, dt::f64})
+            o.nary[static_cast<int>(f)][dtype_index(t)] = scalar_math_loop(f, t);
+#endif
     for (int a = 0; a < kNumDataTypes; ++a)
         for (int b = 0; b < kNumDataTypes; ++b) o.cast[a][b] = scalar_cast_loop(data_type_at(a), data_type_at(b));
     // LeakyReLU: PReLU's function with an f32 slope for f16/bf16 inputs.
