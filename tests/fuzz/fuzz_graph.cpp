@@ -113,28 +113,43 @@ void run(FuzzedDataProvider &in) {
         };
         // The elementwise ops fusebox runs, with their input counts.
         static const std::pair<op::kind, int> kElementwise[] = {
-            {op::kind::Add, 2},        {op::kind::Subtract, 2},
-            {op::kind::Multiply, 2},   {op::kind::Divide, 2},
-            {op::kind::Maximum, 2},    {op::kind::Minimum, 2},
-            {op::kind::Mod, 2},        {op::kind::Equal, 2},
-            {op::kind::Greater, 2},    {op::kind::GreaterEqual, 2},
-            {op::kind::Less, 2},       {op::kind::LessEqual, 2},
-            {op::kind::LogicalAnd, 2}, {op::kind::LogicalOr, 2},
-            {op::kind::LogicalXor, 2}, {op::kind::LogicalNot, 1},
-            {op::kind::BitwiseAnd, 2}, {op::kind::BitwiseOr, 2},
-            {op::kind::BitwiseXor, 2}, {op::kind::BitwiseNot, 1},
-            {op::kind::BitShift, 2},   {op::kind::Where, 3},
-            {op::kind::Select, 3},     {op::kind::Sum, 3},
-            {op::kind::Mean, 2},       {op::kind::Maximum, 3},
-            {op::kind::Minimum, 1},    {op::kind::Pow, 2},
-            {op::kind::Pow, 1},        {op::kind::PReLU, 2},
-            {op::kind::BiasAdd, 2},    {op::kind::SquaredDifference, 2}};
+            {op::kind::Add, 2},         {op::kind::Subtract, 2},
+            {op::kind::Multiply, 2},    {op::kind::Divide, 2},
+            {op::kind::Maximum, 2},     {op::kind::Minimum, 2},
+            {op::kind::Mod, 2},         {op::kind::Equal, 2},
+            {op::kind::Greater, 2},     {op::kind::GreaterEqual, 2},
+            {op::kind::Less, 2},        {op::kind::LessEqual, 2},
+            {op::kind::LogicalAnd, 2},  {op::kind::LogicalOr, 2},
+            {op::kind::LogicalXor, 2},  {op::kind::LogicalNot, 1},
+            {op::kind::BitwiseAnd, 2},  {op::kind::BitwiseOr, 2},
+            {op::kind::BitwiseXor, 2},  {op::kind::BitwiseNot, 1},
+            {op::kind::BitShift, 2},    {op::kind::Where, 3},
+            {op::kind::Select, 3},      {op::kind::Sum, 3},
+            {op::kind::Mean, 2},        {op::kind::Maximum, 3},
+            {op::kind::Minimum, 1},     {op::kind::Pow, 2},
+            {op::kind::Pow, 1},         {op::kind::PReLU, 2},
+            {op::kind::BiasAdd, 2},     {op::kind::SquaredDifference, 2},
+            {op::kind::Abs, 1},         {op::kind::Neg, 1},
+            {op::kind::Sign, 1},        {op::kind::Floor, 1},
+            {op::kind::Round, 1},       {op::kind::Sqrt, 1},
+            {op::kind::Reciprocal, 1},  {op::kind::Square, 1},
+            {op::kind::ReLU, 1},        {op::kind::LeakyReLU, 1},
+            {op::kind::HardSigmoid, 1}, {op::kind::HardSwish, 1},
+            {op::kind::Softsign, 1},    {op::kind::Clamp, 1},
+            {op::kind::Clip, 1},        {op::kind::Clip, 3},
+            {op::kind::IsNaN, 1},       {op::kind::IsInf, 1},
+            {op::kind::Exp, 1},         {op::kind::Log, 1},
+            {op::kind::Tanh, 1},        {op::kind::Sigmoid, 1},
+            {op::kind::Erf, 1},         {op::kind::Elu, 1},
+            {op::kind::Selu, 1},        {op::kind::SoftPlus, 1},
+            {op::kind::Mish, 1},        {op::kind::GELU, 1},
+            {op::kind::Cast, 1},        {op::kind::TypeCast, 1}};
         op::kind kind = op::kind::Add;
         int n_in = 2;
         switch (in.ConsumeIntegralInRange<int>(0, 9)) {
         case 0: kind = op::kind::Equal; break;
         case 1: kind = op::kind::End, n_in = 1; break;
-        case 2: kind = op::kind::ReLU, n_in = 1; break;
+        case 2: kind = op::kind::SoftMax, n_in = 1; break;
         case 3: kind = op::kind::Wildcard; break;
         case 4: kind = static_cast<op::kind>(in.ConsumeIntegral<int16_t>()); break;
         case 5:
@@ -155,7 +170,7 @@ void run(FuzzedDataProvider &in) {
         }
         op o(100 + ops.size(), kind, ins, outs, "op");
         for (int a = in.ConsumeIntegralInRange<int>(0, 2); a-- > 0;) {
-            switch (in.ConsumeIntegralInRange<int>(0, 7)) {
+            switch (in.ConsumeIntegralInRange<int>(0, 8)) {
             case 0: o.set_attr(op::attr::auto_broadcast, std::string(in.ConsumeBool() ? "none" : "numpy")); break;
             case 1: o.set_attr(op::attr::auto_broadcast, in.ConsumeRandomLengthString(8)); break;
             case 2: o.set_attr(op::attr::broadcast, in.ConsumeIntegralInRange<int64_t>(-1, 2)); break;
@@ -178,6 +193,21 @@ void run(FuzzedDataProvider &in) {
                     o.set_attr(op::attr::direction, std::string(in.ConsumeBool() ? "LEFT" : "RIGHT"));
                 else
                     o.set_attr(op::attr::fmod, in.ConsumeIntegralInRange<int64_t>(-1, 2));
+                break;
+            case 7: // the unary ops' attributes
+                switch (in.ConsumeIntegralInRange<int>(0, 4)) {
+                case 0:
+                    o.set_attr<float>(in.ConsumeBool() ? op::attr::min : op::attr::max,
+                                      in.ConsumeFloatingPoint<float>());
+                    break;
+                case 1: o.set_attr<float>(op::attr::gamma, in.ConsumeFloatingPoint<float>()); break;
+                case 2: o.set_attr(op::attr::mode, std::string(in.ConsumeBool() ? "gelu_tanh" : "gelu_erf")); break;
+                case 3:
+                    o.set_attr(in.ConsumeBool() ? op::attr::detect_positive : op::attr::detect_negative,
+                               in.ConsumeIntegralInRange<int64_t>(-1, 2));
+                    break;
+                default: o.set_attr(op::attr::mode, in.ConsumeRandomLengthString(10)); break;
+                }
                 break;
             default: o.set_attr(static_cast<op::attr>(in.ConsumeIntegral<int16_t>()), int64_t{1}); break;
             }
@@ -273,16 +303,21 @@ void run(FuzzedDataProvider &in) {
             std::memcpy(expected.bytes.data() + offset_of(expected.strides, idx) * es,
                         want->second->bytes.data() + offset_of(want->second->strides, idx) * es, es);
         });
-        // f64 Pow is within 1 ulp of the reference (libm's pow): checked where it
-        // is the partition's last op; later ops could grow that difference.
+        // f64 Pow is within 1 ulp of the reference (libm's pow), the transcendental
+        // ops within their bounds: checked where such an op is the partition's
+        // last; later ops could grow that difference.
         int64_t max_ulp = 0;
         bool comparable = true;
-        for (const op &o : part_ops)
-            if (o.get_kind() == op::kind::Pow &&
-                ref_values.at(o.get_outputs()[0].get_id())->lt.get_data_type() == dt::f64) {
-                max_ulp = 1;
+        for (const op &o : part_ops) {
+            const dt t = ref_values.at(o.get_outputs()[0].get_id())->lt.get_data_type();
+            const int64_t ulp = o.get_kind() == op::kind::Pow && t == dt::f64 ? 1
+                                : ref_is_approximate(o.get_kind())            ? ref_approximate_ulp(o.get_kind(), t)
+                                                                              : 0;
+            if (ulp) {
+                max_ulp = std::max(max_ulp, ulp);
                 comparable = comparable && &o == &part_ops.back();
             }
+        }
         if (!comparable) {
             values[out_lt.get_id()] = out;
             continue;
