@@ -1,8 +1,9 @@
 // fusebox: a graph operator backend with oneDNN Graph's API.
 //
 // A framework describes its whole graph with logical tensors and ops,
-// finalizes it and asks for partitions. fusebox runs Add and Equal (fusing
-// chains and trees of them); every other op becomes a partition of its own
+// finalizes it and asks for partitions. fusebox runs the elementwise ops of
+// its catalogue (doc/SUPPORT.md), fusing connected regions of them; every
+// other op becomes a partition of its own
 // with is_supported() == false, which the framework runs itself. Supported
 // partitions are compiled for concrete shapes and executed on tensors.
 //
@@ -185,8 +186,9 @@ private:
 /// One operation of a graph: kind, attributes, input and output logical tensors.
 class FUSEBOX_API op {
 public:
-    /// Every oneDNN Graph op kind plus ONNX's Equal. fusebox runs Add and
-    /// Equal; any other kind is accepted and becomes an unsupported partition.
+    /// Every oneDNN Graph op kind plus fusebox's own for ONNX ops (from
+    /// Equal on). fusebox runs the elementwise ones (doc/SUPPORT.md); any
+    /// other kind is accepted and becomes an unsupported partition.
     enum class kind {
         Abs = fusebox_op_abs,
         AbsBackward = fusebox_op_abs_backward,
@@ -308,10 +310,12 @@ public:
     };
 
     /// Every oneDNN Graph attribute plus ONNX's legacy `broadcast` and
-    /// `consumed_inputs`. For Add and Equal: `auto_broadcast` is "numpy"
-    /// (default) or "none"; `broadcast` (0/1) and `axis` select ONNX's legacy
-    /// unidirectional rule (Add-1/6, Equal-1); `consumed_inputs` is accepted
-    /// and ignored. Other kinds keep their attributes as given.
+    /// `consumed_inputs` and fusebox's own (from `fmod` on). For the ops
+    /// fusebox runs: `auto_broadcast` is "numpy" (default) or "none";
+    /// `broadcast` (0/1) and `axis` select ONNX's legacy unidirectional rule
+    /// on the versions that have it; `consumed_inputs` is accepted and
+    /// ignored; each op's own attributes are checked (doc/SUPPORT.md). Other
+    /// kinds keep their attributes as given.
     enum class attr {
         undef = fusebox_op_attr_undef,
         alpha = fusebox_op_attr_alpha,
@@ -419,7 +423,7 @@ FUSEBOX_API op::kind op_kind_from_name(const std::string &name);
 FUSEBOX_API const char *attr_name(op::attr a);
 /// The attribute named `name`; throws invalid_arguments for unknown names.
 FUSEBOX_API op::attr attr_from_name(const std::string &name);
-/// True for the op kinds fusebox compiles and runs (Add, Equal).
+/// True for the op kinds fusebox compiles and runs (its op catalogue).
 FUSEBOX_API bool is_kind_supported(op::kind k);
 
 /// Host memory callbacks for an engine: everything fusebox allocates for a
@@ -563,10 +567,10 @@ class FUSEBOX_API graph {
 public:
     explicit graph(engine::kind k);
     graph(engine::kind k, fpmath_mode mode);
-    /// `apply_to_int` is accepted and has no effect (integer Add is exact).
+    /// `apply_to_int` is accepted and has no effect (integer ops are exact).
     void set_fpmath_mode(fpmath_mode mode, bool apply_to_int = false);
     void get_fpmath_mode(fpmath_mode &mode, bool &apply_to_int) const;
-    /// Validates the op and adds it: Add and Equal get their full schema
+    /// Validates the op and adds it: the ops fusebox runs get their full
     /// checks (arity, attributes, types), End and every other kind the arity
     /// and attribute types of oneDNN Graph's schema. On failure throws, or
     /// with allow_exception == false returns the status.
@@ -588,7 +592,7 @@ private:
 FUSEBOX_API void set_compiled_partition_cache_capacity(int capacity);
 FUSEBOX_API int get_compiled_partition_cache_capacity();
 
-/// Constant tensor cache capacity in MiB. Add and Equal have nothing to
+/// Constant tensor cache capacity in MiB. Elementwise ops have nothing to
 /// precompute from constant inputs, so the value is kept and has no effect.
 FUSEBOX_API void set_constant_tensor_cache_capacity(engine::kind k, size_t size);
 FUSEBOX_API size_t get_constant_tensor_cache_capacity(engine::kind k);

@@ -272,11 +272,12 @@ timing time_runs(const std::function<void()> &run, double budget_ms, bool warm =
 
 // The direct oneDNN primitive for a single-op case, in oneDNN's own threading.
 std::unique_ptr<direct_primitive> direct_row(const graph_case &gc, const compiled_case &cc, std::string &why) {
-    if (cc.parts.size() != 1 || cc.parts[0].get_ops_num() != 1 || gc.graph_inputs().size() != 2)
-        return why = "the direct oneDNN row runs single-op cases only", nullptr;
     const auto in = gc.graph_inputs();
+    if (cc.parts.size() != 1 || cc.parts[0].get_ops_num() != 1 || in.empty() || in.size() > 2)
+        return why = "the direct oneDNN row runs single-op cases only", nullptr;
     const op::kind kind = op_kind_from_name(gc.ops[0].kind);
     buffer &out = *cc.values.at(cc.parts[0].get_output_ports()[0].get_id());
+    if (in.size() == 1) return make_direct_eltwise(gc.to_ops()[0], *cc.values.at(in[0]), out, why);
     return make_direct_primitive(kind, *cc.values.at(in[0]), *cc.values.at(in[1]), out, why);
 }
 

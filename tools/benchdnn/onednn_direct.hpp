@@ -1,5 +1,5 @@
 // The reference row of performance runs: the same case as one oneDNN binary
-// primitive called directly (oneDNN's own threading), without fusebox.
+// or eltwise primitive called directly (oneDNN's own threading), without fusebox.
 #pragma once
 
 #include <functional>
@@ -22,5 +22,10 @@ struct direct_primitive {
 /// team: the caller sets its size (omp_set_num_threads) once, outside timing.
 std::unique_ptr<direct_primitive> make_direct_primitive(fusebox::op::kind kind, const fbref::buffer &a,
                                                         const fbref::buffer &b, fbref::buffer &out, std::string &why);
+
+/// The same for a single unary op oneDNN's eltwise primitive has (oneDNN 2.6's
+/// algorithm for the kind, with its alpha/beta from the op's attributes).
+std::unique_ptr<direct_primitive> make_direct_eltwise(const fusebox::op &o, const fbref::buffer &a, fbref::buffer &out,
+                                                      std::string &why);
 
 } // namespace fbbench
