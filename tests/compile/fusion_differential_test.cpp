@@ -103,36 +103,6 @@ public:
         return true;
     }
 
-    // The attributes of the unary rows: defaults left out half the time.
-    void set_unary_attributes(op &o, const detail::elementwise_def &d, dt t, int n) {
-        auto maybe = [&](op::attr a, float v) {
-            if (d.has_attr(a) && uniform(0, 1)) o.set_attr(a, v);
-        };
-        switch (d.kind) {
-        case op::kind::LeakyReLU:
-        case op::kind::Elu: maybe(op::attr::alpha, uniform(0, 1) ? 0.3f : -1.5f); break;
-        case op::kind::Selu: maybe(op::attr::alpha, 1.5f), maybe(op::attr::gamma, 0.75f); break;
-        case op::kind::HardSigmoid: maybe(op::attr::alpha, 0.3f), maybe(op::attr::beta, 0.25f); break;
-        case op::kind::SoftPlus: maybe(op::attr::beta, uniform(0, 1) ? 2.0f : -1.0f); break;
-        case op::kind::GELU:
-            if (uniform(0, 1)) o.set_attr(op::attr::mode, std::string(uniform(0, 1) ? "gelu_erf" : "gelu_tanh"));
-            break;
-        case op::kind::IsInf:
-            if (uniform(0, 1)) o.set_attr(op::attr::detect_positive, int64_t{uniform(0, 1)});
-            if (uniform(0, 1)) o.set_attr(op::attr::detect_negative, int64_t{uniform(0, 1)});
-            break;
-        case op::kind::Clamp:
-            o.set_attr(op::attr::min, uniform(0, 1) ? -1.0f : 0.5f);
-            o.set_attr(op::attr::max, uniform(0, 1) ? 2.0f : 0.25f); // min > max: max
-            break;
-        case op::kind::Clip:
-            if (n == 1 && (t == dt::f16 || t == dt::bf16 || t == dt::f32 || t == dt::f64))
-                maybe(op::attr::min, -0.5f), maybe(op::attr::max, 3.0f);
-            break;
-        default: break;
-        }
-    }
-
     static logical_tensor lt(const value &v) { return logical_tensor(v.id, v.type, v.shape); }
 
     graph make_graph() const {

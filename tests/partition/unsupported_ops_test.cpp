@@ -1,6 +1,7 @@
 // A framework hands over its whole graph: random graphs mixing Add with ops
-// fusebox does not run (ReLU, Multiply, Wildcard with several inputs and
-// outputs) at random places, End on random tensors. Every op but End lands in
+// fusebox does not run (oneDNN's Reorder and ReLUBackward, which this
+// framework computes as a ReLU and a product, and Wildcards with several
+// inputs and outputs) at random places, End on random tensors. Every op but End lands in
 // exactly one partition, the partitions form a valid schedule, fusion never
 // crosses an unsupported op, no tensor a framework op reads is fused away,
 // and results (the test runs the unsupported partitions itself) equal
@@ -28,8 +29,8 @@ void run_framework_op(const op &o, std::map<size_t, std::shared_ptr<buffer>> &va
         auto *y = static_cast<float *>(out->data());
         for (int64_t i = 0; i < n; ++i) {
             switch (o.get_kind()) {
-            case op::kind::ReLU: y[i] = in[0][i] > 0 ? in[0][i] : 0; break;
-            case op::kind::Multiply: y[i] = in[0][i] * in[1][i]; break;
+            case op::kind::Reorder: y[i] = in[0][i] > 0 ? in[0][i] : 0; break;
+            case op::kind::ReLUBackward: y[i] = in[0][i] * in[1][i]; break;
             default: { // Wildcard: output k is (sum of inputs) * (k + 2)
                 float s = 0;
                 for (const float *x : in) s += x[i];
@@ -70,10 +71,10 @@ struct random_framework_graph {
                 o = op(o.get_id(), op::kind::Add, {desc(pick()), desc(pick())}, {desc(next_id)}, "add");
                 available.push_back(next_id++);
             } else if (r < 7) {
-                o = op(o.get_id(), op::kind::ReLU, {desc(pick())}, {desc(next_id)}, "relu");
+                o = op(o.get_id(), op::kind::Reorder, {desc(pick())}, {desc(next_id)}, "relu");
                 available.push_back(next_id++);
             } else if (r < 8) {
-                o = op(o.get_id(), op::kind::Multiply, {desc(pick()), desc(pick())}, {desc(next_id)}, "mul");
+                o = op(o.get_id(), op::kind::ReLUBackward, {desc(pick()), desc(pick())}, {desc(next_id)}, "mul");
                 available.push_back(next_id++);
             } else {
                 std::vector<lt> ins, outs;

@@ -508,6 +508,23 @@ inline void fill(buffer &buf, std::mt19937_64 &rng, bool edge_values = true) {
 
 // ---- unary ops and casts ----
 
+/// The transcendental ops: results within ELEMENTWISE.md's bounds, not exact.
+inline bool ref_is_approximate(op::kind kind) {
+    switch (kind) {
+    case op::kind::Exp:
+    case op::kind::Log:
+    case op::kind::Tanh:
+    case op::kind::Sigmoid:
+    case op::kind::Erf:
+    case op::kind::Elu:
+    case op::kind::Selu:
+    case op::kind::SoftPlus:
+    case op::kind::Mish:
+    case op::kind::GELU: return true;
+    default: return false;
+    }
+}
+
 /// Whether the reference computes `kind` as a unary op (ref_unary).
 inline bool ref_is_unary(op::kind kind) {
     switch (kind) {
@@ -529,36 +546,9 @@ inline bool ref_is_unary(op::kind kind) {
     case op::kind::Clip:
     case op::kind::IsNaN:
     case op::kind::IsInf:
-    case op::kind::Exp:
-    case op::kind::Log:
-    case op::kind::Tanh:
-    case op::kind::Sigmoid:
-    case op::kind::Erf:
-    case op::kind::Elu:
-    case op::kind::Selu:
-    case op::kind::SoftPlus:
-    case op::kind::Mish:
-    case op::kind::GELU:
     case op::kind::Cast:
     case op::kind::TypeCast: return true;
-    default: return false;
-    }
-}
-
-/// The transcendental ops: results within ELEMENTWISE.md's bounds, not exact.
-inline bool ref_is_approximate(op::kind kind) {
-    switch (kind) {
-    case op::kind::Exp:
-    case op::kind::Log:
-    case op::kind::Tanh:
-    case op::kind::Sigmoid:
-    case op::kind::Erf:
-    case op::kind::Elu:
-    case op::kind::Selu:
-    case op::kind::SoftPlus:
-    case op::kind::Mish:
-    case op::kind::GELU: return true;
-    default: return false;
+    default: return ref_is_approximate(kind);
     }
 }
 

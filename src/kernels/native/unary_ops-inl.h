@@ -290,8 +290,10 @@ struct exp32_fn {
     static constexpr ew_fn fn = ew_fn::exp;
     static constexpr bool kF32 = true;
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x) {
+        // (Inputs kept where Highway's conversion to int32 is defined: the caller
+        // replaces NaN; below -105 the result is 0 either way.)
         const auto big = hn::Gt(x, hn::Set(df, 88.72283935546875f));
-        const auto r = hn::Exp(df, hn::IfThenElse(big, hn::Zero(df), x));
+        const auto r = hn::Exp(df, hn::Max(hn::IfThenElse(big, hn::Zero(df), x), hn::Set(df, -105.0f)));
         return hn::IfThenElse(big, hn::Set(df, HUGE_VALF), r);
     }
 };
@@ -323,7 +325,8 @@ template <bool kSelu> struct elu64_fn {
     static constexpr ew_fn fn = kSelu ? ew_fn::selu : ew_fn::elu;
     template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD> alpha, hn::Vec<DD> gamma) {
         // (Highway's expm1(-0) is +0: at zero the product alpha * x keeps C's sign.)
-        const auto em1 = hn::IfThenElse(hn::Eq(x, hn::Zero(dd)), x, hn::Expm1(dd, hn::Max(x, hn::Set(dd, -1000.0))));
+        const auto clamped = hn::Min(hn::Max(x, hn::Set(dd, -1000.0)), hn::Zero(dd)); // (only x <= 0 is used)
+        const auto em1 = hn::IfThenElse(hn::Eq(x, hn::Zero(dd)), x, hn::Expm1(dd, clamped));
         const auto r = hn::IfThenElse(hn::Gt(x, hn::Zero(dd)), x, hn::Mul(alpha, em1));
         if constexpr (kSelu)
             return hn::Mul(gamma, r);
@@ -366,16 +369,20 @@ template <class F> constexpr bool kF32<F, std::void_t<decltype(F::kF32)>> = F::k
 template <class F, class DF>
 HWY_INLINE hn::Vec<DF> math_f32(DF df, hn::Vec<DF> x, hn::Vec<f64_of<hn::Half<DF>>> p0,
                                 hn::Vec<f64_of<hn::Half<DF>>> p1) {
+    // NaN lanes are computed as 0 and put back: Highway's functions convert
+    // to integers, which is undefined for NaN in its emulated targets.
+    const auto nan = hn::IsNaN(x);
+    const auto xs = hn::IfThenZeroElse(nan, x);
     if constexpr (kF32<F>) {
         static_cast<void>(p0), static_cast<void>(p1);
-        return hn::IfThenElse(hn::IsNaN(x), x, F::f32(df, x));
+        return hn::IfThenElse(nan, x, F::f32(df, xs));
     } else {
         const hn::Half<DF> dh;
         const f64_of<decltype(dh)> dd;
-        const auto lo = F::f64(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)), p0, p1);
-        const auto hi = F::f64(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)), p0, p1);
+        const auto lo = F::f64(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, xs)), p0, p1);
+        const auto hi = F::f64(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, xs)), p0, p1);
         const auto r = hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
-        return hn::IfThenElse(hn::IsNaN(x), x, r);
+        return hn::IfThenElse(nan, x, r);
     }
 }
 
