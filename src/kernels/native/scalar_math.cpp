@@ -45,11 +45,8 @@ template <typename R> R evaluate(ew_fn f, R x, const R *p) {
     }
 }
 
-// The constants a function takes after its input (its op's attributes).
-constexpr int param_count(ew_fn f) { return f == ew_fn::selu ? 2 : f == ew_fn::elu || f == ew_fn::softplus ? 1 : 0; }
-
 template <typename R, typename P, ew_fn F> void read_params(const void *const *in, R (&params)[2]) {
-    for (int k = 0; k < 2; ++k) params[k] = k < param_count(F) ? *static_cast<const P *>(in[1 + k]) : R(0);
+    for (int k = 0; k < 2; ++k) params[k] = k < math_param_count(F) ? *static_cast<const P *>(in[1 + k]) : R(0);
 }
 
 template <ew_fn F> void f32_loop(const void *const *in, const int64_t *st, void *out_, int64_t n, bool) {
@@ -220,16 +217,6 @@ nary_fn scalar_math_loop(ew_fn f, data_type t) {
     case ew_fn::gelu_tanh: return loop_for<ew_fn::gelu_tanh>(t);
     default: return nullptr;
     }
-}
-
-float scalar_math_f32(ew_fn f, float x, const float *params) {
-    const double p[2] = {params[0], params[1]};
-    return static_cast<float>(evaluate<double>(f, x, p));
-}
-
-double scalar_math_f64(ew_fn f, double x, const double *params) {
-    const long double p[2] = {params[0], params[1]};
-    return static_cast<double>(evaluate<long double>(f, x, p));
 }
 
 nary_fn scalar_cast_loop(data_type from, data_type to) {

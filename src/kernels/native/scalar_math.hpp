@@ -14,10 +14,11 @@ namespace fusebox::detail {
 /// op's constants (of compute_type(t)).
 nary_fn scalar_math_loop(ew_fn f, data_type t);
 
-/// One transcendental function of one f32 / f64 value with its constants:
-/// what the loops above compute element by element.
-float scalar_math_f32(ew_fn f, float x, const float *params);
-double scalar_math_f64(ew_fn f, double x, const double *params);
+/// The constants a transcendental function takes after its input (its op's
+/// attributes): Selu 2, Elu and SoftPlus 1.
+constexpr int math_param_count(ew_fn f) {
+    return f == ew_fn::selu ? 2 : f == ew_fn::elu || f == ew_fn::softplus ? 1 : 0;
+}
 
 /// Cast from `from` to `to` (ELEMENTWISE.md): floats to integers truncate
 /// and saturate (NaN: 0), integers wrap, to boolean is x != 0, to f16/bf16

@@ -397,7 +397,7 @@ void math_loop(const void *const *in, const int64_t *st, void *out_, int64_t n, 
     S *out = static_cast<S *>(out_);
     const hn::ScalableTag<float> df;
     const f64_of<hn::Half<decltype(df)>> dd;
-    constexpr int kParams = F::fn == ew_fn::selu ? 2 : F::fn == ew_fn::elu || F::fn == ew_fn::softplus ? 1 : 0;
+    constexpr int kParams = math_param_count(F::fn);
     const auto p0 = hn::Set(dd, kParams > 0 ? *static_cast<const float *>(in[1]) : 0.0f);
     const auto p1 = hn::Set(dd, kParams > 1 ? *static_cast<const float *>(in[2]) : 0.0f);
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
