@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/element_loop.hpp"
 #include "common/reference.hpp"
 #include "interface/dtype.hpp"
 #include "kernels/native/binary_ops.hpp"
@@ -35,6 +36,9 @@
 namespace {
 
 using namespace fbref;
+using fbtools::loop_call;
+using fbtools::loop_for;
+using fbtools::run_loop;
 namespace detail = fusebox::detail;
 
 struct fn_case {
@@ -57,11 +61,7 @@ const fn_case kCases[] = {
     {"GELU gelu_tanh", op::kind::GELU, "gelu_tanh"},
 };
 
-op make_op(const fn_case &c, dt t) {
-    op o(1, c.kind, {logical_tensor(0, t, dims{1})}, {logical_tensor(2, t, dims{1})});
-    if (c.mode) o.set_attr(op::attr::mode, std::string(c.mode));
-    return o;
-}
+op make_op(const fn_case &c, dt t) { return fbtools::unary_op(c.kind, t, c.mode); }
 
 // The op in MPFR at `prec` bits: the defining formula, written with
 // identities that avoid cancellation (1 + tanh z = 2 / (1 + e^(-2z))).
@@ -212,33 +212,6 @@ void account(result &res, const op &o, dt t, double x, long double r, long doubl
     }
     const double u = static_cast<double>(err / ulp_at(t, r));
     if (u > res.max_ulp) res.max_ulp = u, res.at = x;
-}
-
-struct loop_call {
-    detail::nary_fn fn = nullptr;
-    std::vector<std::vector<unsigned char>> consts;
-};
-
-loop_call loop_for(const detail::element_ops &ops, const op &o, dt t) {
-    loop_call c;
-    c.fn = ops.nary[static_cast<int>(detail::kernel_fn(o))][detail::dtype_index(t)];
-    const auto *def = detail::find_elementwise(o.get_kind());
-    if (def->lower == detail::lowering::with_params) {
-        const detail::node_params p = detail::op_params(o, t);
-        for (long double v : p.values) {
-            std::vector<unsigned char> b(8, 0);
-            ref_store_float(p.dt, b.data(), 0, v);
-            c.consts.push_back(b);
-        }
-    }
-    return c;
-}
-
-void run_loop(const loop_call &c, const void *x, void *out, int64_t n) {
-    std::vector<const void *> in = {x};
-    std::vector<int64_t> strides = {1};
-    for (const auto &b : c.consts) in.push_back(b.data()), strides.push_back(0);
-    c.fn(in.data(), strides.data(), out, n, false);
 }
 
 // Every step-th f32 input, on `threads` threads; the reference checked

@@ -267,95 +267,360 @@ void classify(const void *const *in, const int64_t *st, void *out_, int64_t n, b
         int64_t{0});
 }
 
-// ---- transcendental functions: f32 lanes evaluated in f64 lanes (Highway's
-// f64 exp, expm1, log1p and tanh, each within a few ulp of f64), rounded once
-// to f32; every special value handled here. ELEMENTWISE.md's bounds hold with
-// room to spare: measured by tools/accuracy (doc/SUPPORT.md, "Accuracy").
+// ---- transcendental functions, ours (no library math): short polynomials,
+// Chebyshev interpolants fitted in long double (reproduced by fusebox-fit,
+// tools/accuracy/fit.cpp) with their errors measured in
+// the arithmetic that evaluates them. Most run in f32 lanes, each arranged so
+// that its rounding errors stay within ELEMENTWISE.md's bound (Sigmoid's
+// quotient corrected by its remainder, GELU's e^(-x^2/2) from the exact
+// square); Selu, SoftPlus and tanh GELU, whose f32 forms would lose too much
+// to a rounded argument, evaluate f32 lanes in f64 lanes (cores good to 2^-36
+// relative, which an f32 result rounded once needs). No function converts a
+// float to an integer (exponents move through integer adds and shifts, or
+// AVX-512's scalef), so every input, NaN too, is defined on every target.
+// The bounds are measured by tools/accuracy (doc/SUPPORT.md, "Accuracy"),
+// the speed by fusebox-kernelbench (doc/PERFORMANCE.md).
 
 #if HWY_TARGET != HWY_SCALAR
 template <class D> using f64_of = hn::Rebind<double, D>;
 
-// e^x for every x (NaN handled by the caller): Highway's range is [-1000, 709].
-template <class DD> HWY_INLINE hn::Vec<DD> exp64(DD dd, hn::Vec<DD> x) {
-    return hn::Exp(dd, hn::Min(hn::Max(x, hn::Set(dd, -1000.0)), hn::Set(dd, 800.0)));
+// c[0] + c[1] x + ... + c[N-1] x^(N-1).
+template <class D, typename T, size_t N> HWY_INLINE hn::Vec<D> horner(D d, hn::Vec<D> x, const T (&c)[N]) {
+    auto p = hn::Set(d, c[N - 1]);
+    for (size_t i = N - 1; i-- > 0;) p = hn::MulAdd(p, x, hn::Set(d, c[i]));
+    return p;
+}
+
+constexpr double kLn2Hi = 0.6931471805599453, kLn2Lo = 2.3190468138462996e-17;
+
+// (e^r - 1) / r on |r| <= ln 2 / 2: Chebyshev interpolant of degree 8
+// (relative error 2^-43.3).
+constexpr double kExpm1OverR[] = {1.0,
+                                  0.49999999999797812,
+                                  0.16666666666648289,
+                                  0.041666666891059731,
+                                  0.0083333333537273582,
+                                  0.0013888821657110607,
+                                  0.00019841208737802086,
+                                  2.487617540891272e-05,
+                                  2.7625112374810527e-06};
+
+// e^x = s (1 + q) for x in [-708, 709]: s = 2^k, k = round(x / ln 2), and
+// q = e^r - 1, r = x - k ln 2. k is rounded by the 1.5 * 2^52 shifter, whose
+// low mantissa bits then hold k, moved into the exponent field.
+template <class DD> HWY_INLINE void exp_parts(DD dd, hn::Vec<DD> x, hn::Vec<DD> &s, hn::Vec<DD> &q) {
+    const hn::RebindToUnsigned<DD> du;
+    const auto shifter = hn::Set(dd, 0x1.8p52);
+    const auto t = hn::MulAdd(x, hn::Set(dd, 1.4426950408889634), shifter);
+    const auto k = hn::Sub(t, shifter);
+    const auto r = hn::NegMulAdd(k, hn::Set(dd, kLn2Lo), hn::NegMulAdd(k, hn::Set(dd, kLn2Hi), x));
+    q = hn::Mul(r, horner(dd, r, kExpm1OverR));
+    s = hn::BitCast(dd, hn::ShiftLeft<52>(hn::Add(hn::BitCast(du, t), hn::Set(du, 1023))));
+}
+template <class DD> HWY_INLINE hn::Vec<DD> exp64(DD dd, hn::Vec<DD> x) { // x clamped to [-708, 709]
+    hn::Vec<DD> s, q;
+    exp_parts(dd, hn::Min(hn::Max(x, hn::Set(dd, -708.0)), hn::Set(dd, 709.0)), s, q);
+    return hn::MulAdd(s, q, s);
+}
+// e^x - 1 for x in [-708, 709]: s q + (s - 1), exact for k = 0.
+template <class DD> HWY_INLINE hn::Vec<DD> expm1_64(DD dd, hn::Vec<DD> x) {
+    hn::Vec<DD> s, q;
+    exp_parts(dd, x, s, q);
+    return hn::MulAdd(s, q, hn::Sub(s, hn::Set(dd, 1.0)));
+}
+
+// log(1 + f) / f on [sqrt(1/2) - 1, sqrt(2) - 1]: Chebyshev interpolant of
+// degree 14 (relative error 2^-40.9 evaluated in f64).
+constexpr double kLog1pOverF[] = {
+    1.0000000000002169,   -0.49999999998509137,  0.33333333311431557,  -0.250000004340864,    0.2000000380374172,
+    -0.16666632156545427, 0.1428545831817043,    -0.12501078100938112, 0.11119413144879832,   -0.09987319608764049,
+    0.089541329715233944, -0.083178255131049664, 0.08750845418378074,  -0.084666037452735377, 0.042708670668155417};
+
+// log(1 + t) for t in [0, 1]: the polynomial on t itself up to sqrt(2) - 1,
+// above it ln 2 + log1p((1 + t) / 2 - 1).
+template <class DD> HWY_INLINE hn::Vec<DD> log1p01_64(DD dd, hn::Vec<DD> t) {
+    const auto one = hn::Set(dd, 1.0);
+    const auto big = hn::Gt(t, hn::Set(dd, 0.41421356237309503));
+    const auto f = hn::IfThenElse(big, hn::MulSub(hn::Add(t, one), hn::Set(dd, 0.5), one), t);
+    return hn::Add(hn::Mul(f, horner(dd, f, kLog1pOverF)), hn::IfThenElseZero(big, hn::Set(dd, kLn2Hi)));
 }
 // log(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|).
 template <class DD> HWY_INLINE hn::Vec<DD> log1p_exp64(DD dd, hn::Vec<DD> x) {
-    return hn::Add(hn::Max(x, hn::Zero(dd)), hn::Log1p(dd, exp64(dd, hn::Neg(hn::Abs(x)))));
+    return hn::Add(hn::Max(x, hn::Zero(dd)), log1p01_64(dd, exp64(dd, hn::Neg(hn::Abs(x)))));
 }
 
-// e^x in f32 lanes (Highway's f32 exp; measured within 1 ulp by tools/accuracy):
-// past 88.72283935546875 it overflows to inf, below -104 it is 0.
+// 1 / (1 + e^-w) for w >= 0, e^w / (1 + e^w) below: e^-|w| <= 1 either way.
+template <class DD> HWY_INLINE hn::Vec<DD> sigmoid64(DD dd, hn::Vec<DD> w) {
+    const auto one = hn::Set(dd, 1.0);
+    const auto t = exp64(dd, hn::Neg(hn::Abs(w)));
+    return hn::Div(hn::IfThenElse(hn::Lt(w, hn::Zero(dd)), t, one), hn::Add(one, t));
+}
+
+// ---- f32 lanes (twice the lanes of f64): coefficients rounded to f32,
+// errors measured with f32 evaluation.
+
+// (e^r - 1 - r) / r^2 on |r| <= ln 2 / 2 (degree 5, relative error 2^-23.9).
+constexpr float kExpP[] = {0.5f, 0.166666672f, 0.0416664667f, 0.00833331048f, 0.00139336474f, 0.000198909882f};
+
+// e^x = m 2^k for x in [-125, 89] (clamped there): m = 1 + p in [0.7, 1.42],
+// p = e^r - 1, r = x - k ln 2 (ln 2 in two parts, the first short enough that
+// k times it is exact without FMA). The scaling by 2^k rounds once, also for
+// subnormal results (AVX-512's scalef, or two normal factors 2^(k/2) and
+// 2^(k - k/2)); past 88.72283935546875 it overflows to inf by itself. k is
+// rounded by the 1.5 * 2^23 shifter, whose low bits then hold it (no
+// float-to-int conversion).
+template <class DF> struct exp32_parts {
+    using V = hn::Vec<DF>;
+    V p, m, kf, t;
+    HWY_INLINE exp32_parts(DF df, V x) {
+        const auto xc = hn::Min(hn::Max(x, hn::Set(df, -125.0f)), hn::Set(df, 89.0f));
+        const auto shifter = hn::Set(df, 0x1.8p23f);
+        t = hn::MulAdd(xc, hn::Set(df, 1.44269502f), shifter);
+        kf = hn::Sub(t, shifter);
+        const auto r = hn::NegMulAdd(kf, hn::Set(df, 1.42860677e-6f), hn::NegMulAdd(kf, hn::Set(df, 0.693145752f), xc));
+        p = hn::MulAdd(hn::Mul(r, r), horner(df, r, kExpP), r);
+        m = hn::Add(hn::Set(df, 1.0f), p);
+    }
+    // v 2^k, one rounding.
+    HWY_INLINE V pow2_times(DF df, V v) const {
+#if HWY_TARGET <= HWY_AVX3
+        if constexpr (hn::MaxLanes(DF()) == 16) return V{_mm512_scalef_ps(v.raw, kf.raw)};
+#endif
+        const hn::RebindToSigned<DF> di;
+        const auto k = hn::Sub(hn::BitCast(di, t), hn::BitCast(di, hn::Set(df, 0x1.8p23f)));
+        const auto k1 = hn::ShiftRight<1>(k), bias = hn::Set(di, 127);
+        const auto s1 = hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(k1, bias)));
+        const auto s2 = hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(hn::Sub(k, k1), bias)));
+        return hn::Mul(hn::Mul(v, s1), s2);
+    }
+    // 2^(sign k), for -126 <= k <= 126.
+    template <int kSign> HWY_INLINE V pow2(DF df) const {
+#if HWY_TARGET <= HWY_AVX3
+        if constexpr (hn::MaxLanes(DF()) == 16)
+            return V{_mm512_scalef_ps(hn::Set(df, 1.0f).raw, (kSign > 0 ? kf : hn::Neg(kf)).raw)};
+#endif
+        const hn::RebindToSigned<DF> di;
+        const auto k = hn::Sub(hn::BitCast(di, t), hn::BitCast(di, hn::Set(df, 0x1.8p23f)));
+        return hn::BitCast(df,
+                           hn::ShiftLeft<23>(kSign > 0 ? hn::Add(hn::Set(di, 127), k) : hn::Sub(hn::Set(di, 127), k)));
+    }
+    HWY_INLINE V value(DF df) const { return pow2_times(df, m); }
+    // v e^x with one rounding after v m (v m normal for the v the callers give).
+    HWY_INLINE V times(DF df, V v) const { return pow2_times(df, hn::Mul(v, m)); }
+    // e^x - 1 = s p + (s - 1), s = 2^k, for x >= -87 (k >= -126): exact for k =
+    // 0 but for p's own error, one rounding elsewhere.
+    HWY_INLINE V expm1(DF df) const {
+        const auto s = pow2<1>(df);
+        return hn::MulAdd(s, p, hn::Sub(s, hn::Set(df, 1.0f)));
+    }
+};
+// e^x for every non-NaN x (0 below -104, inf past 88.72283935546875).
+template <class DF> HWY_INLINE hn::Vec<DF> exp32(DF df, hn::Vec<DF> x) { return exp32_parts<DF>(df, x).value(df); }
+
+// 1 / d for normal d: the estimate refined by Newton steps (one after
+// AVX-512's 14-bit estimate, two after 12 bits), within about 2^-23 of 1/d;
+// cheaper than a division where that is enough.
+template <class DF> HWY_INLINE hn::Vec<DF> recip32(DF df, hn::Vec<DF> d) {
+    const auto one = hn::Set(df, 1.0f);
+    auto y = hn::ApproximateReciprocal(d);
+    y = hn::MulAdd(y, hn::NegMulAdd(d, y, one), y);
+#if HWY_TARGET > HWY_AVX3
+    y = hn::MulAdd(y, hn::NegMulAdd(d, y, one), y);
+#endif
+    return y;
+}
+
+// (tanh x - x) / x^3 in x^2 on [0, 1] (degree 6, relative error 2^-22.7).
+constexpr float kTanhP[] = {-0.333333313f,   0.133331284f,  -0.0539347902f,  0.0216601156f,
+                            -0.00821892172f, 0.0025104594f, -0.000420695491f};
+// erf(x) / x - 1 in x^2 on [0, 0.81] (degree 6, absolute error 2^-25.6).
+constexpr float kErfP[] = {0.128379166f,   -0.376126349f,    0.11283718f,    -0.0268606655f,
+                           0.00520422682f, -0.000817963213f, 8.52940138e-05f};
+// (log(1 + f) - f) / f^2 on [sqrt(1/2) - 1, 0.5] (degree 9, 2^-23.4).
+constexpr float kLog1pP[] = {-0.5f,        0.333333224f,  -0.250002384f, 0.200015783f,  -0.166557655f,
+                             0.142212167f, -0.126190156f, 0.120827854f,  -0.104934745f, 0.0490598679f};
+// erfc(a) e^(a^2) / t, t = 2 / (2 + a), in (t - 0.58) * 2.38095236 for a in
+// [0, 10.5] (t in [0.16, 1]): degree 8, relative error 2^-22.9 in f32.
+constexpr float kErfcQ[] = {0.569408715f,     0.327187657f,    0.103520788f,    0.00631161779f,  -0.0063246279f,
+                            -0.000686168612f, 0.000615388504f, 2.46817417e-05f, -5.81083114e-05f};
+// erfc(a) e^(a^2) for a in [0, 16]: t Q(t).
+template <class DF> HWY_INLINE hn::Vec<DF> erfc_scaled32(DF df, hn::Vec<DF> a) {
+    const auto two = hn::Set(df, 2.0f);
+    const auto t = hn::Mul(two, recip32(df, hn::Add(two, a)));
+    return hn::Mul(t, horner(df, hn::Mul(hn::Sub(t, hn::Set(df, 0.58f)), hn::Set(df, 2.38095236f)), kErfcQ));
+}
+
 struct exp32_fn {
     static constexpr ew_fn fn = ew_fn::exp;
     static constexpr bool kF32 = true;
-    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x) {
-        // (Inputs kept where Highway's conversion to int32 is defined: the caller
-        // replaces NaN; below -105 the result is 0 either way.)
-        const auto big = hn::Gt(x, hn::Set(df, 88.72283935546875f));
-        const auto r = hn::Exp(df, hn::Max(hn::IfThenElse(big, hn::Zero(df), x), hn::Set(df, -105.0f)));
-        return hn::IfThenElse(big, hn::Set(df, HUGE_VALF), r);
-    }
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) { return exp32(df, x); }
 };
-struct log64_fn {
+// log x = k ln 2 + log1p(m - 1), x = 2^k m, m in [sqrt(1/2), sqrt(2)) found
+// by adding 1 - sqrt(1/2) to x's bits (a carry into the exponent when m >=
+// sqrt(2)); subnormals scaled by 2^23 first; ln 2 in two parts.
+struct log32_fn {
     static constexpr ew_fn fn = ew_fn::log;
-    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD>, hn::Vec<DD>) {
-        const auto zero = hn::Zero(dd);
-        auto r = hn::Log(dd, hn::Max(x, hn::Set(dd, 1e-300))); // (promoted f32 values are normal doubles)
-        r = hn::IfThenElse(hn::Eq(x, zero), hn::Set(dd, -HUGE_VAL), r);
-        r = hn::IfThenElse(hn::Eq(x, hn::Set(dd, HUGE_VAL)), x, r);
-        return hn::IfThenElse(hn::Lt(x, zero), hn::Set(dd, NAN), r);
+    static constexpr bool kF32 = true;
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+        const hn::RebindToSigned<DF> di;
+        constexpr int32_t kSqrtHalf = 0x3F3504F3, kOne = 0x3F800000;
+        const auto zero = hn::Zero(df);
+        const auto sub = hn::Lt(x, hn::Set(df, 0x1p-126f));
+        const auto xs = hn::IfThenElse(sub, hn::Mul(x, hn::Set(df, 0x1p23f)), x);
+        const auto b = hn::Add(hn::BitCast(di, hn::Max(xs, zero)), hn::Set(di, kOne - kSqrtHalf));
+        const auto k = hn::Sub(hn::ConvertTo(df, hn::Sub(hn::ShiftRight<23>(b), hn::Set(di, 127))),
+                               hn::IfThenElseZero(sub, hn::Set(df, 23.0f)));
+        const auto m = hn::BitCast(df, hn::Add(hn::And(b, hn::Set(di, 0x007FFFFF)), hn::Set(di, kSqrtHalf)));
+        const auto f = hn::Sub(m, hn::Set(df, 1.0f));
+        const auto l = hn::MulAdd(hn::Mul(f, f), horner(df, f, kLog1pP), f);
+        auto r = hn::MulAdd(k, hn::Set(df, 0.693359375f), hn::MulAdd(k, hn::Set(df, -2.12194440e-4f), l));
+        r = hn::IfThenElse(hn::Eq(x, zero), hn::Set(df, -HUGE_VALF), r);
+        r = hn::IfThenElse(hn::Eq(x, hn::Set(df, HUGE_VALF)), x, r);
+        return hn::IfThenElse(hn::Lt(x, zero), hn::Set(df, NAN), r);
     }
 };
-struct tanh64_fn {
+// |x| < 1: x + x^3 P(x^2); above, 1 - 2 / (e^2|x| + 1) (below 0.24 there,
+// so its rounding costs little); the sign of x.
+struct tanh32_fn {
     static constexpr ew_fn fn = ew_fn::tanh;
-    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD>, hn::Vec<DD>) {
-        return hn::Tanh(dd, hn::Min(hn::Max(x, hn::Set(dd, -50.0)), hn::Set(dd, 50.0)));
+    static constexpr bool kF32 = true;
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+        const auto one = hn::Set(df, 1.0f);
+        const auto a = hn::Min(hn::Abs(x), hn::Set(df, 9.1f)), a2 = hn::Mul(a, a); // (tanh 9.1 is 1 in f32)
+        const auto near = hn::MulAdd(a, hn::Mul(a2, horner(df, a2, kTanhP)), a);
+        const auto far = hn::NegMulAdd(hn::Set(df, 2.0f), recip32(df, hn::Add(exp32(df, hn::Add(a, a)), one)), one);
+        return hn::CopySign(hn::IfThenElse(hn::Lt(a, one), near, far), x);
     }
 };
-struct sigmoid64_fn {
+// With e^-|x| = 2^k m (k <= 0) and c = 2^-k: 1 / (1 + e^-x) = c / (c + m)
+// for x >= 0, e^x / (1 + e^x) = m / (c + m) below. m = 1 + p and c + m are
+// each kept as a rounded value and its exact error (Fast2Sum: c is a power
+// of two at least m's binade), and the quotient (from 1 / (c + m)) corrected
+// by its remainder,
+// so that the result's error is the polynomial's, not three roundings'
+// (e^x's own 1 ulp in a binade above the result's would be 2). Below -80,
+// e^x itself; above 80, 1.
+struct sigmoid32_fn {
     static constexpr ew_fn fn = ew_fn::sigmoid;
-    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD>, hn::Vec<DD>) {
-        const auto one = hn::Set(dd, 1.0);
-        return hn::Div(one, hn::Add(one, exp64(dd, hn::Neg(x))));
+    static constexpr bool kF32 = true;
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+        const auto one = hn::Set(df, 1.0f), edge = hn::Set(df, 80.0f);
+        const auto neg = hn::Lt(x, hn::Zero(df));
+        const exp32_parts<DF> e(df, hn::Neg(hn::Abs(x)));
+        const auto m_lo = hn::Sub(e.p, hn::Sub(e.m, one));
+        const auto c = e.template pow2<-1>(df);
+        const auto d = hn::Add(c, e.m), d_lo = hn::Sub(e.m, hn::Sub(d, c));
+        const auto num = hn::IfThenElse(neg, e.m, c), num_lo = hn::IfThenElseZero(neg, m_lo);
+        const auto y = recip32(df, d);
+        const auto q = hn::Mul(num, y);
+        const auto rem = hn::Add(hn::NegMulAdd(q, d, num), hn::NegMulAdd(q, d_lo, num_lo));
+        const auto r = hn::MulAdd(rem, y, q);
+        const auto far = hn::IfThenElse(neg, e.value(df), one);
+        return hn::IfThenElse(hn::Gt(hn::Abs(x), edge), far, r);
     }
 };
-// x > 0 ? x : alpha (e^x - 1), times gamma for Selu.
-template <bool kSelu> struct elu64_fn {
-    static constexpr ew_fn fn = kSelu ? ew_fn::selu : ew_fn::elu;
+// x > 0 ? x : alpha (e^x - 1), e^x - 1 from the parts of e^x (no
+// cancellation near 0).
+struct elu32_fn {
+    static constexpr ew_fn fn = ew_fn::elu;
+    static constexpr bool kF32 = true;
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF> alpha, hn::Vec<DF>) {
+        const auto zero = hn::Zero(df);
+        // (Only x <= 0 is used; below -87 e^x - 1 is -1 in f32.)
+        const auto em1 = exp32_parts<DF>(df, hn::Min(hn::Max(x, hn::Set(df, -87.0f)), zero)).expm1(df);
+        // (At zero the product alpha * x keeps C's sign: e^-0 - 1 is -0.)
+        return hn::IfThenElse(hn::Gt(x, zero), x, hn::Mul(alpha, hn::IfThenElse(hn::Eq(x, zero), x, em1)));
+    }
+};
+// x tanh(log(1 + e^x)) = x e^x g, g = (e^x + 2) / (e^x (e^x + 2) + 2), with
+// e^x's scale applied last (one rounding where the result is subnormal); e^x
+// capped at e^20 (tanh is 1 there); -0 below -125.
+struct mish32_fn {
+    static constexpr ew_fn fn = ew_fn::mish;
+    static constexpr bool kF32 = true;
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+        const auto two = hn::Set(df, 2.0f);
+        const exp32_parts<DF> e(df, hn::Min(x, hn::Set(df, 20.0f)));
+        const auto ev = e.value(df), e2 = hn::Add(ev, two);
+        const auto r = e.times(df, hn::Mul(x, hn::Mul(e2, recip32(df, hn::MulAdd(ev, e2, two)))));
+        return hn::IfThenElse(hn::Lt(x, hn::Set(df, -125.0f)), hn::Set(df, -0.0f), r); // (|x| e^x < 2^-160 there)
+    }
+};
+// |x| < 0.9: x + x P(x^2); above, 1 - erfc|x| with the sign of x, erfc a =
+// e^(-a^2) R(a) (its error is absolute there, and at most 0.2 of an ulp).
+struct erf32_fn {
+    static constexpr ew_fn fn = ew_fn::erf;
+    static constexpr bool kF32 = true;
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+        const auto edge = hn::Set(df, 0.9f);
+        const auto a = hn::Min(hn::Abs(x), hn::Set(df, 16.0f)), x2 = hn::Mul(x, x);
+        const auto near = hn::MulAdd(x, horner(df, x2, kErfP), x);
+        const auto erfc = hn::Mul(exp32(df, hn::Neg(x2)), erfc_scaled32(df, a));
+        const auto far = hn::CopySign(hn::Sub(hn::Set(df, 1.0f), erfc), x);
+        return hn::IfThenElse(hn::Lt(a, edge), near, far);
+    }
+};
+// 0.5 x erfc(-x / sqrt 2), as x - 0.5 x erfc a for x > 0 and 0.5 x erfc a
+// below (the negative tail without cancellation), a = |x| / sqrt 2, erfc a =
+// e^(-x^2/2) R(a) with x^2 in two parts (hi + lo exactly), so that the
+// exponent carries no rounding error: e^(-hi/2) (1 - lo/2); below zero
+// e^(-hi/2)'s scale comes last (one rounding for subnormal results); x
+// clamped to +-15, where the tail is 0 (-0 down to -inf).
+struct gelu_erf32_fn {
+    static constexpr ew_fn fn = ew_fn::gelu_erf;
+    static constexpr bool kF32 = true;
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+        const auto one = hn::Set(df, 1.0f), half = hn::Set(df, 0.5f);
+        const auto xc = hn::Min(hn::Max(x, hn::Set(df, -15.0f)), hn::Set(df, 15.0f)); // (GELU(-15) is -0 in f32)
+        // (hi + lo = x^2 exactly.)
+        const auto hi = hn::Mul(xc, xc);
+#if HWY_TARGET <= HWY_AVX2
+        const auto lo = hn::MulSub(xc, xc, hi); // (exact with FMA)
+#else
+        // (Dekker's exact product without FMA: x = xh + xl, xh its top 12
+        // bits, so that xh^2, 2 xh xl and xl^2 are exact.)
+        const hn::RebindToSigned<DF> di;
+        const auto xh = hn::BitCast(df, hn::And(hn::BitCast(di, xc), hn::Set(di, int32_t(0xFFFFF000u))));
+        const auto xl = hn::Sub(xc, xh);
+        const auto lo = hn::Add(hn::Add(hn::Sub(hn::Mul(xh, xh), hi), hn::Mul(hn::Add(xh, xh), xl)), hn::Mul(xl, xl));
+#endif
+        const exp32_parts<DF> e(df, hn::Mul(hi, hn::Set(df, -0.5f)));
+        const auto c = hn::Mul(hn::NegMulAdd(lo, half, one), // erfc a / e^(-hi/2)
+                               erfc_scaled32(df, hn::Mul(hn::Abs(xc), hn::Set(df, 0.707106781f))));
+        const auto tail = e.times(df, hn::Mul(hn::Mul(xc, half), c)); // 0.5 x erfc a (-0 for x <= -15)
+        return hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(x, tail), tail);
+    }
+};
+
+// ---- f64 lanes, for the functions whose f32 forms would lose too much.
+
+// x > 0 ? x : alpha (e^x - 1), times gamma.
+struct selu64_fn {
+    static constexpr ew_fn fn = ew_fn::selu;
     template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD> alpha, hn::Vec<DD> gamma) {
-        // (Highway's expm1(-0) is +0: at zero the product alpha * x keeps C's sign.)
-        const auto clamped = hn::Min(hn::Max(x, hn::Set(dd, -1000.0)), hn::Zero(dd)); // (only x <= 0 is used)
-        const auto em1 = hn::IfThenElse(hn::Eq(x, hn::Zero(dd)), x, hn::Expm1(dd, clamped));
-        const auto r = hn::IfThenElse(hn::Gt(x, hn::Zero(dd)), x, hn::Mul(alpha, em1));
-        if constexpr (kSelu)
-            return hn::Mul(gamma, r);
-        else
-            return r;
+        // (e^-0 - 1 comes out +0: at zero the product alpha * x keeps C's sign.)
+        const auto zero = hn::Zero(dd);
+        const auto em1 = expm1_64(dd, hn::Min(hn::Max(x, hn::Set(dd, -708.0)), zero)); // (only x <= 0 is used)
+        const auto r = hn::IfThenElse(hn::Gt(x, zero), x, hn::Mul(alpha, hn::IfThenElse(hn::Eq(x, zero), x, em1)));
+        return hn::Mul(gamma, r);
     }
 };
+// log(1 + e^(beta x)) / beta (beta x is exact in f64); `inv_beta` is 1 / beta.
 struct softplus64_fn {
     static constexpr ew_fn fn = ew_fn::softplus;
-    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD> beta, hn::Vec<DD>) {
-        return hn::Div(log1p_exp64(dd, hn::Mul(beta, x)), beta);
+    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD> beta, hn::Vec<DD> inv_beta) {
+        return hn::Mul(log1p_exp64(dd, hn::Mul(beta, x)), inv_beta);
     }
 };
-// x tanh(softplus(x)); -0 at -inf.
-struct mish64_fn {
-    static constexpr ew_fn fn = ew_fn::mish;
-    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD>, hn::Vec<DD>) {
-        const auto r = hn::Mul(x, hn::Tanh(dd, hn::Min(log1p_exp64(dd, x), hn::Set(dd, 50.0))));
-        return hn::IfThenElse(hn::Eq(x, hn::Set(dd, -HUGE_VAL)), hn::Set(dd, -0.0), r);
-    }
-};
-// x / (1 + e^(-2z)), z = sqrt(2/pi) (x + 0.044715 x^3): 0.5 x (1 + tanh z)
-// without cancellation; -0 at -inf.
+// x sigmoid(2z), z = sqrt(2/pi) (x + 0.044715 x^3): 0.5 x (1 + tanh z)
+// without cancellation (z's rounding, amplified up to 14 times in the result,
+// is why this one stays in f64); -0 at -inf.
 struct gelu_tanh64_fn {
     static constexpr ew_fn fn = ew_fn::gelu_tanh;
     template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD>, hn::Vec<DD>) {
-        const auto z = hn::Mul(hn::Set(dd, 0.79788456080286535587989211986876373695),
-                               hn::Add(x, hn::Mul(hn::Mul(hn::Set(dd, 0.044715), x), hn::Mul(x, x))));
-        const auto r = hn::Div(x, hn::Add(hn::Set(dd, 1.0), exp64(dd, hn::Mul(hn::Set(dd, -2.0), z))));
+        const auto z2 = hn::Mul(hn::Set(dd, 2 * 0.79788456080286535587989211986876373695),
+                                hn::Add(x, hn::Mul(hn::Mul(hn::Set(dd, 0.044715), x), hn::Mul(x, x))));
+        const auto r = hn::Mul(x, sigmoid64(dd, z2));
         return hn::IfThenElse(hn::Eq(x, hn::Set(dd, -HUGE_VAL)), hn::Set(dd, -0.0), r);
     }
 };
@@ -369,13 +634,14 @@ template <class F> constexpr bool kF32<F, std::void_t<decltype(F::kF32)>> = F::k
 template <class F, class DF>
 HWY_INLINE hn::Vec<DF> math_f32(DF df, hn::Vec<DF> x, hn::Vec<f64_of<hn::Half<DF>>> p0,
                                 hn::Vec<f64_of<hn::Half<DF>>> p1) {
-    // NaN lanes are computed as 0 and put back: Highway's functions convert
-    // to integers, which is undefined for NaN in its emulated targets.
+    // NaN lanes are put back (the functions' clamps would replace them; no
+    // function converts floats to integers, so NaN is defined throughout).
     const auto nan = hn::IsNaN(x);
-    const auto xs = hn::IfThenZeroElse(nan, x);
+    const auto xs = x;
     if constexpr (kF32<F>) {
-        static_cast<void>(p0), static_cast<void>(p1);
-        return hn::IfThenElse(nan, x, F::f32(df, xs));
+        return hn::IfThenElse(nan, x,
+                              F::f32(df, xs, hn::Set(df, static_cast<float>(hn::GetLane(p0))),
+                                     hn::Set(df, static_cast<float>(hn::GetLane(p1)))));
     } else {
         const hn::Half<DF> dh;
         const f64_of<decltype(dh)> dd;
@@ -398,8 +664,10 @@ void math_loop(const void *const *in, const int64_t *st, void *out_, int64_t n, 
     const hn::ScalableTag<float> df;
     const f64_of<hn::Half<decltype(df)>> dd;
     constexpr int kParams = math_param_count(F::fn);
-    const auto p0 = hn::Set(dd, kParams > 0 ? *static_cast<const float *>(in[1]) : 0.0f);
-    const auto p1 = hn::Set(dd, kParams > 1 ? *static_cast<const float *>(in[2]) : 0.0f);
+    // The constants; a function of one constant gets its reciprocal second.
+    const double c0 = kParams > 0 ? *static_cast<const float *>(in[1]) : 0.0;
+    const auto p0 = hn::Set(dd, c0);
+    const auto p1 = hn::Set(dd, kParams > 1 ? *static_cast<const float *>(in[2]) : kParams == 1 ? 1.0 / c0 : 0.0);
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     auto body = [&](hn::Vec<decltype(df)> v) { return math_f32<F>(df, v, p0, p1); };
     HWY_ALIGN float buf[hn::MaxLanes(df)];
@@ -526,22 +794,21 @@ void set_unary(element_ops &o) {
         nan[dtype_index(dt::f64)] = classify<int64_t, 0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000, true>;
         inf[dtype_index(dt::f64)] = classify<int64_t, 0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000, false>;
     }
-    for (ew_fn f : {ew_fn::erf, ew_fn::gelu_erf}) // (no vector erf yet)
-        for (dt t : {dt::f16, dt::bf16, dt::f32, dt::f64})
-            o.nary[static_cast<int>(f)][dtype_index(t)] = scalar_math_loop(f, t);
 #if HWY_TARGET != HWY_SCALAR
     set_math<exp32_fn>(o);
-    set_math<log64_fn>(o);
-    set_math<tanh64_fn>(o);
-    set_math<sigmoid64_fn>(o);
-    set_math<elu64_fn<false>>(o);
-    set_math<elu64_fn<true>>(o);
+    set_math<log32_fn>(o);
+    set_math<tanh32_fn>(o);
+    set_math<sigmoid32_fn>(o);
+    set_math<erf32_fn>(o);
+    set_math<elu32_fn>(o);
+    set_math<mish32_fn>(o);
+    set_math<gelu_erf32_fn>(o);
+    set_math<selu64_fn>(o);
     set_math<softplus64_fn>(o);
-    set_math<mish64_fn>(o);
     set_math<gelu_tanh64_fn>(o);
 #else
     for (ew_fn f : {ew_fn::exp, ew_fn::log, ew_fn::tanh, ew_fn::sigmoid, ew_fn::elu, ew_fn::selu, ew_fn::softplus,
-                    ew_fn::mish, ew_fn::gelu_tanh})
+                    ew_fn::mish, ew_fn::gelu_tanh, ew_fn::erf, ew_fn::gelu_erf})
         for (dt t : {dt::f16, dt::bf16, dt::f32, dt::f64})
             o.nary[static_cast<int>(f)][dtype_index(t)] = scalar_math_loop(f, t);
 #endif
