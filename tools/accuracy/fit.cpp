@@ -14,6 +14,7 @@
 //           erfc_q    erfc(a) e^(a^2) / t in centred t, t = 2 / (2 + a)
 //           expm1_r   (e^r - 1) / r in r
 //           log1p_f   log(1 + f) / f in f
+//           softplus_q  (log(1 + e^y) - ln 2 - y/2) / y^2 in y^2
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +54,12 @@ const function kFunctions[] = {
      true, false},
     {"expm1_r", [](ld v) { return v == 0 ? 1.0L : expm1l(v) / v; }, false, false},
     {"log1p_f", [](ld v) { return v == 0 ? 1.0L : log1pl(v) / v; }, false, false},
+    {"softplus_q",
+     [](ld v) {
+         const ld y = sqrtl(v);
+         return v == 0 ? 0.125L : (log1pl(expl(y)) - logl(2.0L) - y / 2) / v;
+     },
+     false, false},
 };
 
 template <typename T> int fit(const function &fn, ld a, ld b, int n) {

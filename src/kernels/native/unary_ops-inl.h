@@ -592,6 +592,27 @@ struct gelu_erf32_fn {
     }
 };
 
+// (log(1 + e^y) - ln 2 - y/2) / y^2 in y^2 on [0, 0.7744] (degree 4, 2^-24.8).
+constexpr float kSoftplusQ[] = {0.125f, -0.0052083279f, 0.000347166206f, -2.61460027e-05f, 1.82149006e-06f};
+// log(1 + e^x) in f32 lanes, for beta = 1 (beta x rounded would be amplified
+// in e^(beta x), so other betas take the f64 lanes below): |x| < 0.88 ln 2 +
+// x/2 + x^2 Q(x^2); above, max(x, 0) + log1p(t), t = e^-|x| <= 0.415 kept as
+// m 2^k plus m's rounding error, log1p(t) = t + t^2 P(t) + t_lo / (1 + t).
+struct softplus32 {
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x) {
+        const auto one = hn::Set(df, 1.0f);
+        const auto a = hn::Abs(x), x2 = hn::Mul(x, x);
+        const auto near = hn::Add(hn::Set(df, 0.693147182f),
+                                  hn::MulAdd(x, hn::Set(df, 0.5f), hn::Mul(x2, horner(df, x2, kSoftplusQ))));
+        const exp32_parts<DF> e(df, hn::Neg(a));
+        const auto t = e.value(df);
+        const auto t_lo = e.pow2_times(df, hn::Sub(e.p, hn::Sub(e.m, one)));
+        const auto l = hn::Add(t, hn::MulAdd(hn::Mul(t, t), horner(df, t, kLog1pP), hn::Mul(t_lo, hn::Sub(one, t))));
+        const auto far = hn::Add(hn::Max(x, hn::Zero(df)), l);
+        return hn::IfThenElse(hn::Lt(a, hn::Set(df, 0.88f)), near, far);
+    }
+};
+
 // ---- f64 lanes, for the functions whose f32 forms would lose too much.
 
 // x > 0 ? x : alpha (e^x - 1), times gamma.
@@ -605,9 +626,14 @@ struct selu64_fn {
         return hn::Mul(gamma, r);
     }
 };
-// log(1 + e^(beta x)) / beta (beta x is exact in f64); `inv_beta` is 1 / beta.
-struct softplus64_fn {
+// log(1 + e^(beta x)) / beta: for beta = 1 in f32 lanes (softplus32), else
+// in f64 lanes (beta x is exact there); `inv_beta` is 1 / beta.
+struct softplus_fn {
     static constexpr ew_fn fn = ew_fn::softplus;
+    static bool f32_for(float beta) { return beta == 1.0f; }
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+        return softplus32::f32(df, x);
+    }
     template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD> beta, hn::Vec<DD> inv_beta) {
         return hn::Mul(log1p_exp64(dd, hn::Mul(beta, x)), inv_beta);
     }
@@ -625,30 +651,35 @@ struct gelu_tanh64_fn {
     }
 };
 
-// Whether F computes in f32 lanes (kF32) rather than f64 ones.
+// Whether F computes in f32 lanes (kF32) rather than f64 ones, or has both
+// and picks by its first constant (kEither: F::f32_for(p0)).
 template <class F, class = void> constexpr bool kF32 = false;
 template <class F> constexpr bool kF32<F, std::void_t<decltype(F::kF32)>> = F::kF32;
+template <class F, class = void> constexpr bool kEither = false;
+template <class F> constexpr bool kEither<F, std::void_t<decltype(F::f32_for(0.0f))>> = true;
 
-// F over one f32 vector: in f32 lanes, or each half widened to f64; NaN
-// passed through.
+// F over one f32 vector: in f32 lanes (`f32`, constants as f32), or each half
+// widened to f64; NaN passed through.
 template <class F, class DF>
-HWY_INLINE hn::Vec<DF> math_f32(DF df, hn::Vec<DF> x, hn::Vec<f64_of<hn::Half<DF>>> p0,
+HWY_INLINE hn::Vec<DF> math_f32(DF df, hn::Vec<DF> x, bool f32, hn::Vec<f64_of<hn::Half<DF>>> p0,
                                 hn::Vec<f64_of<hn::Half<DF>>> p1) {
     // NaN lanes are put back (the functions' clamps would replace them; no
     // function converts floats to integers, so NaN is defined throughout).
     const auto nan = hn::IsNaN(x);
-    const auto xs = x;
-    if constexpr (kF32<F>) {
-        return hn::IfThenElse(nan, x,
-                              F::f32(df, xs, hn::Set(df, static_cast<float>(hn::GetLane(p0))),
-                                     hn::Set(df, static_cast<float>(hn::GetLane(p1)))));
-    } else {
+    if constexpr (kF32<F> || kEither<F>) {
+        if (kF32<F> || f32)
+            return hn::IfThenElse(nan, x,
+                                  F::f32(df, x, hn::Set(df, static_cast<float>(hn::GetLane(p0))),
+                                         hn::Set(df, static_cast<float>(hn::GetLane(p1)))));
+    }
+    if constexpr (!kF32<F>) {
         const hn::Half<DF> dh;
         const f64_of<decltype(dh)> dd;
-        const auto lo = F::f64(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, xs)), p0, p1);
-        const auto hi = F::f64(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, xs)), p0, p1);
-        const auto r = hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
-        return hn::IfThenElse(nan, x, r);
+        const auto lo = F::f64(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)), p0, p1);
+        const auto hi = F::f64(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)), p0, p1);
+        return hn::IfThenElse(nan, x, hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo)));
+    } else {
+        return x; // (not reached)
     }
 }
 
@@ -669,7 +700,9 @@ void math_loop(const void *const *in, const int64_t *st, void *out_, int64_t n, 
     const auto p0 = hn::Set(dd, c0);
     const auto p1 = hn::Set(dd, kParams > 1 ? *static_cast<const float *>(in[2]) : kParams == 1 ? 1.0 / c0 : 0.0);
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-    auto body = [&](hn::Vec<decltype(df)> v) { return math_f32<F>(df, v, p0, p1); };
+    bool f32 = false;
+    if constexpr (kEither<F>) f32 = F::f32_for(static_cast<float>(c0));
+    auto body = [&](hn::Vec<decltype(df)> v) { return math_f32<F>(df, v, f32, p0, p1); };
     HWY_ALIGN float buf[hn::MaxLanes(df)];
     auto narrow_store = [&](hn::Vec<decltype(df)> v, S *to, bool nt) {
         if constexpr (std::is_same_v<IO, f32_io>) {
@@ -804,7 +837,7 @@ void set_unary(element_ops &o) {
     set_math<mish32_fn>(o);
     set_math<gelu_erf32_fn>(o);
     set_math<selu64_fn>(o);
-    set_math<softplus64_fn>(o);
+    set_math<softplus_fn>(o);
     set_math<gelu_tanh64_fn>(o);
 #else
     for (ew_fn f : {ew_fn::exp, ew_fn::log, ew_fn::tanh, ew_fn::sigmoid, ew_fn::elu, ew_fn::selu, ew_fn::softplus,
