@@ -486,6 +486,14 @@ dims infer_output_shape(const op &o, const std::vector<dims> &in) {
     };
     auto same_dim = [](int64_t x, int64_t y) { return x == y || x < 0 || y < 0; };
     const dims &a = in[0];
+    // Clip's min/max inputs hold one element whatever the broadcast rule says.
+    if (find_elementwise(o.get_kind())->shapes == shape_rule::scalars) {
+        for (size_t k = 1; k < in.size(); ++k)
+            if (!std::all_of(in[k].begin(), in[k].end(), [](int64_t v) { return v == 1 || v < 0; }))
+                incompatible("do not fit: ", k == 1 ? "min" : "max", " must hold one element, its shape is ",
+                             shape_str(in[k]));
+        return a;
+    }
     switch (r.k) {
     case broadcast_rule::kind::none:
     case broadcast_rule::kind::legacy_equal: {
@@ -530,12 +538,7 @@ dims infer_output_shape(const op &o, const std::vector<dims> &in) {
         const shape_rule rule = find_elementwise(o.get_kind())->shapes;
         switch (rule) {
         case shape_rule::numpy: return numpy_shape(o, in);
-        case shape_rule::scalars:
-            for (size_t k = 1; k < in.size(); ++k)
-                if (!std::all_of(in[k].begin(), in[k].end(), [](int64_t v) { return v == 1 || v < 0; }))
-                    incompatible("do not fit: ", k == 1 ? "min" : "max", " must hold one element, its shape is ",
-                                 shape_str(in[k]));
-            return a;
+        case shape_rule::scalars: return a; // (checked above)
         case shape_rule::condition_one_way:
             return one_way(in[0], numpy_shape(o, {in[1], in[2]}), "the condition", "the values' shape");
         case shape_rule::channel:

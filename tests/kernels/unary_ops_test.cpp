@@ -298,6 +298,11 @@ TEST(unary_ops, attributes_are_checked_with_clear_errors) {
                  "cannot be set as an attribute when min/max are inputs");
     expect_error(op(1, op::kind::Clip, {x, logical_tensor(2, dt::f32, dims{2})}, {y}),
                  "min must hold one element, its shape is [2]");
+    // (Whatever the broadcast rule: a min of x's own shape is no bound.)
+    expect_error(op(1, op::kind::Clip, {logical_tensor(0, dt::s32, dims{3}), logical_tensor(2, dt::s32, dims{3})},
+                    {logical_tensor(1, dt::s32, dims{3})})
+                     .set_attr(op::attr::auto_broadcast, std::string("none")),
+                 "min must hold one element, its shape is [3]");
     expect_error(op(1, op::kind::Clamp, {x}, {y}).set_attr(op::attr::min, NAN).set_attr(op::attr::max, 1.0f),
                  "min is NaN");
     expect_error(op(1, op::kind::Exp, {logical_tensor(0, dt::s32, dims{4})}, {y}),
