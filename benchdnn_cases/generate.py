@@ -206,6 +206,11 @@ chain("pattern/add_chain3_bf16.json", "bf16", [[64, 1024], [64, 1024], [1024], [
 chain("pattern/add_chain3_s64.json", "s64", [[64, 1024], [64, 1], [1024], [64, 1024]])
 chain("pattern/add_add_equal_f32.json", "f32", [[64, 1024], [1024], [64, 1024]], last_kind="Equal")
 s = [64, 1024]
+write("pattern/add_chain_end_f32.json", [  # End on the intermediate splits the chain; each End is a partition of
+    op(0, "Add", [lt(0, "f32", s), lt(1, "f32", s)], lt(4, "f32", s), numpy_attr()),  # its own, not run or counted
+    op(1, "Add", [lt(4, "f32", s), lt(2, "f32", s)], lt(5, "f32", s), numpy_attr()),
+    {"id": 2, "name": "end_2", "kind": "End", "attrs": {}, "inputs": [lt(4, "f32", s)], "outputs": []},
+    {"id": 3, "name": "end_3", "kind": "End", "attrs": {}, "inputs": [lt(5, "f32", s)], "outputs": []}])
 write("pattern/equal_of_sums_tree.json", [
     op(0, "Add", [lt(0, "f32", s), lt(1, "f32", s)], lt(4, "f32", s), numpy_attr()),
     op(1, "Add", [lt(2, "f32", s), lt(3, "f32", [1024])], lt(5, "f32", s), numpy_attr()),

@@ -1,7 +1,8 @@
 // A framework bridge written against oneDNN Graph, the way a framework hands
 // its whole graph to a graph backend. The build turns it into a fusebox
 // program with nothing but the substitution rule of doc/INTEGRATION.md
-// (examples/onednn_to_fusebox.cmake): the header and the dnnl/DNNL prefixes.
+// (examples/onednn_to_fusebox.cmake): the headers, the dnnl/DNNL prefixes and
+// the word dnnl.
 //
 // The framework's graph mixes ops the backend runs (Add, ReLU, GreaterEqual)
 // with ops it does not (MatMul, and a custom op passed as Wildcard). The bridge
@@ -9,7 +10,12 @@
 // ones, runs the others with its own kernels, and checks every tensor against
 // its own reference. Memory the library allocates goes through the
 // framework's allocator.
+#include "oneapi/dnnl/dnnl.hpp" // engine, stream, the CPU-ISA query
 #include "oneapi/dnnl/dnnl_graph.hpp"
+
+#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_SYCL || DNNL_GPU_RUNTIME != DNNL_RUNTIME_NONE
+#error "this bridge expects a host CPU runtime and no GPU runtime"
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +28,14 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+// Bridges often keep helpers of their own in the library's namespace (the
+// rule maps the bare word too).
+namespace dnnl {
+namespace bridge {
+inline bool is_cpu(const engine &e) { return e.get_kind() == engine::kind::cpu; }
+} // namespace bridge
+} // namespace dnnl
 
 using namespace dnnl::graph;
 using data_type = logical_tensor::data_type;
@@ -222,6 +236,7 @@ framework_graph build() {
     g.fallback[2] = [&v] { v[ACT] = run_relu(v.at(BIASED)); };
     g.fallback[5] = [&v] { v[HALF] = run_scale_by_half(v.at(SHIFTED)); };
     g.fallback[7] = [&v] { v[MASK] = run_greater_equal(v.at(OUT), v.at(THRESHOLD)); };
+    g.fallback[8] = g.fallback[9] = [] {}; // End: a partition of its own with nothing to run
     return g;
 }
 
@@ -280,7 +295,7 @@ void run_whole_graph(const dnnl::engine &eng, dnnl::stream &strm) {
             fg.values[lt.get_id()] = std::move(value);
         }
     }
-    check(ops_seen == fg.ops.size() - 2, "every op but End is in exactly one partition");
+    check(ops_seen == fg.ops.size(), "every op is in exactly one partition");
     check(supported >= 3, "Adds between framework ops are compiled by the backend");
     // SUM lives only inside the fused residual + shift partition; every
     // tensor a framework op or End reads is materialized.
@@ -311,6 +326,30 @@ void run_single_op_partition(const dnnl::engine &eng, dnnl::stream &strm) {
     strm.wait();
     check(same(pairs[0].first == 0 ? a : b, want), "in-place Add");
     std::printf("single-op partition: in place on input %zu, result matches\n", pairs[0].first);
+}
+
+// A scale held by the framework on the host, handed over as a host-scalar
+// tensor (oneDNN 3.10+): y = x * s.
+void run_host_scalar_multiply(const dnnl::engine &eng, dnnl::stream &strm) {
+    const dims shape{4, 8};
+    fw_tensor x = random_tensor(shape, 9);
+    const logical_tensor s_lt(11, data_type::f32, 0, layout_type::strided, property_type::host_scalar);
+    op mul(200, op::kind::Multiply, {desc(10, shape), s_lt}, {unknown(12)}, "scale");
+    graph g(dnnl::engine::kind::cpu);
+    g.add_op(mul);
+    g.finalize();
+    const partition p = g.get_partitions().at(0);
+    check(p.is_supported(), "Multiply by a host scalar is supported");
+    compiled_partition cp = p.compile({desc(10, shape), s_lt}, {unknown(12)}, eng);
+    float scale = 0.5f;
+    tensor s_t = make_scalar_tensor(s_lt, &scale);
+    scale = 3.f; // the tensor holds its own copy
+    fw_tensor y = make(shape, data_type::f32);
+    cp.execute(strm, {tensor(desc(10, shape), eng, x.data()), s_t},
+               {tensor(cp.query_logical_tensor(12), eng, y.data())});
+    strm.wait();
+    for (size_t i = 0; i < x.f.size(); ++i) check(y.f[i] == x.f[i] * 0.5f, "x * host scalar");
+    std::printf("host scalar: x * 0.5 matches\n");
 }
 
 // The error paths a bridge relies on: statuses, not crashes.
@@ -351,15 +390,20 @@ void check_error_paths(const dnnl::engine &eng) {
 int main() {
     try {
         const dnnl_version_t *v = dnnl_version();
-        std::printf("backend version %d.%d.%d (%s)\n", v->major, v->minor, v->patch, v->hash);
+        std::printf("backend version %d.%d.%d (%s), kernels for ISA 0x%x\n", v->major, v->minor, v->patch, v->hash,
+                    static_cast<unsigned>(dnnl::get_effective_cpu_isa()));
+        check(static_cast<int>(dnnl::get_effective_cpu_isa()) == static_cast<int>(dnnl_get_effective_cpu_isa()),
+              "the C and C++ ISA queries agree");
         set_compiled_partition_cache_capacity(256);
         check(get_compiled_partition_cache_capacity() == 256, "cache capacity");
         {
             allocator alloc(framework_malloc, framework_free);
             dnnl::engine eng = make_engine_with_allocator(dnnl::engine::kind::cpu, 0, alloc);
             dnnl::stream strm(eng);
+            check(dnnl::bridge::is_cpu(eng), "the engine is a CPU engine");
             run_whole_graph(eng, strm);
             run_single_op_partition(eng, strm);
+            run_host_scalar_multiply(eng, strm);
             check_error_paths(eng);
         }
         check(total_allocations > 0, "the library allocated through the framework's allocator");

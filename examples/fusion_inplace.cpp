@@ -34,7 +34,10 @@ int main() try {
         for (size_t id : p.get_ops()) std::printf(" %zu", id);
         std::printf(", inputs");
         for (const lt &in : p.get_input_ports()) std::printf(" %zu", in.get_id());
-        std::printf(", output %zu\n", p.get_output_ports()[0].get_id());
+        if (p.get_output_ports().empty())
+            std::printf(" (End: the framework's, nothing to run)\n");
+        else
+            std::printf(", output %zu\n", p.get_output_ports()[0].get_id());
     }
 
     const partition &p = parts.at(0);

@@ -96,6 +96,10 @@ FUSEBOX_API fusebox_status_t fusebox_logical_tensor_is_equal(const fusebox_logic
 FUSEBOX_API fusebox_status_t fusebox_tensor_create(fusebox_tensor_t *tensor,
                                                    const fusebox_logical_tensor_t *logical_tensor,
                                                    fusebox_engine_t engine, void *handle);
+/** A host-scalar tensor (oneDNN 3.10+): `logical_tensor` has rank 0 and
+ *  property host_scalar; the element at `scalar` is copied into the tensor. */
+FUSEBOX_API fusebox_status_t fusebox_tensor_create_scalar(fusebox_tensor_t *tensor,
+                                                          const fusebox_logical_tensor_t *logical_tensor, void *scalar);
 FUSEBOX_API fusebox_status_t fusebox_tensor_destroy(fusebox_tensor_t tensor);
 FUSEBOX_API fusebox_status_t fusebox_tensor_get_data_handle(const_fusebox_tensor_t tensor, void **handle);
 FUSEBOX_API fusebox_status_t fusebox_tensor_set_data_handle(fusebox_tensor_t tensor, void *handle);
@@ -110,7 +114,9 @@ FUSEBOX_API fusebox_status_t fusebox_op_create(fusebox_op_t *op, size_t id, fuse
 FUSEBOX_API fusebox_status_t fusebox_op_destroy(fusebox_op_t op);
 FUSEBOX_API fusebox_status_t fusebox_op_add_input(fusebox_op_t op, const fusebox_logical_tensor_t *input);
 FUSEBOX_API fusebox_status_t fusebox_op_add_output(fusebox_op_t op, const fusebox_logical_tensor_t *output);
-/** Scalar attributes take value_len 1; list attributes (f32[], s64[]) any length. */
+/** List attributes (f32[], s64[]) take value_len values. Scalar ones take
+ *  *value and a string (NUL-terminated) all of it, ignoring value_len, as
+ *  oneDNN does (its own programs pass 0, 1 or the length). */
 FUSEBOX_API fusebox_status_t fusebox_op_set_attr_f32(fusebox_op_t op, fusebox_op_attr_t name, const float *value,
                                                      size_t value_len);
 FUSEBOX_API fusebox_status_t fusebox_op_set_attr_bool(fusebox_op_t op, fusebox_op_attr_t name, const uint8_t *value,
@@ -133,6 +139,10 @@ FUSEBOX_API fusebox_status_t fusebox_graph_set_fpmath_mode(fusebox_graph_t graph
                                                            int apply_to_int);
 FUSEBOX_API fusebox_status_t fusebox_graph_get_fpmath_mode(fusebox_graph_t graph, fusebox_fpmath_mode_t *mode,
                                                            int *apply_to_int);
+/** Asks for reproducible results (fusebox's always are: the flag is kept);
+ *  invalid_graph once the graph is finalized. */
+FUSEBOX_API fusebox_status_t fusebox_graph_set_deterministic(fusebox_graph_t graph, int deterministic);
+FUSEBOX_API fusebox_status_t fusebox_graph_get_deterministic(const_fusebox_graph_t graph, int *deterministic);
 FUSEBOX_API fusebox_status_t fusebox_add_op(fusebox_graph_t graph, fusebox_op_t op);
 FUSEBOX_API fusebox_status_t fusebox_graph_finalize(fusebox_graph_t graph);
 FUSEBOX_API fusebox_status_t fusebox_graph_is_finalized(fusebox_graph_t graph, uint8_t *finalized);
@@ -195,7 +205,8 @@ FUSEBOX_API fusebox_status_t fusebox_set_constant_tensor_cache(int flag);
 FUSEBOX_API fusebox_status_t fusebox_get_constant_tensor_cache(int *flag);
 FUSEBOX_API fusebox_status_t fusebox_set_constant_tensor_cache_capacity(fusebox_engine_kind_t eng_kind, size_t size);
 FUSEBOX_API fusebox_status_t fusebox_get_constant_tensor_cache_capacity(fusebox_engine_kind_t eng_kind, size_t *size);
-FUSEBOX_API fusebox_status_t fusebox_set_dump_mode(fusebox_dump_mode_t modes);
+/** `modes`: fusebox_dump_mode_t bits; invalid_arguments for any other bit. */
+FUSEBOX_API fusebox_status_t fusebox_set_dump_mode(unsigned modes);
 
 /* ---- verbose log ---- */
 

@@ -23,7 +23,7 @@
 #include <variant>
 #include <vector>
 
-#include "fusebox/fusebox_types.h"
+#include "fusebox/fusebox.h"
 
 namespace fusebox {
 
@@ -38,7 +38,10 @@ struct access; // the library's way into the handles below
 } // namespace detail
 
 /// Element types (oneDNN's values where oneDNN has the type). `boolean` is one
-/// byte holding 0 or 1; a `string` element is a string_view_t.
+/// byte holding 0 or 1; a `string` element is a string_view_t. The f8, f4,
+/// e8m0, s4 and u4 types are storage only: valid in logical tensors and
+/// tensors (4-bit elements two per byte), and an op over them is an
+/// unsupported partition.
 enum class data_type {
     undef = fusebox_data_type_undef,
     f16 = fusebox_f16,
@@ -55,6 +58,13 @@ enum class data_type {
     u64 = fusebox_u64,
     boolean = fusebox_boolean,
     string = fusebox_string,
+    f8_e5m2 = fusebox_f8_e5m2,
+    f8_e4m3 = fusebox_f8_e4m3,
+    s4 = fusebox_s4,
+    u4 = fusebox_u4,
+    e8m0 = fusebox_e8m0,
+    f4_e2m1 = fusebox_f4_e2m1,
+    f4_e3m0 = fusebox_f4_e3m0,
 };
 
 /// One element of a `data_type::string` tensor (bytes compared, no terminator needed).
@@ -128,6 +138,7 @@ public:
         undef = fusebox_tensor_property_undef,
         variable = fusebox_tensor_property_variable,
         constant = fusebox_tensor_property_constant,
+        host_scalar = fusebox_tensor_property_host_scalar, ///< rank 0, its value on the host (make_scalar_tensor)
     };
     /// A dimension whose extent is not known yet (FUSEBOX_UNKNOWN_DIM is accepted too).
     static constexpr dim unknown_dim = -1;
@@ -148,6 +159,12 @@ public:
         : logical_tensor(id, dt, rank_tag{static_cast<int64_t>(ndims)}, lt, pt) {}
     /// A tensor of unknown rank; its shape is inferred by graph::finalize or compile.
     logical_tensor(size_t id, data_type dt, layout_type lt = layout_type::any);
+    /// The tensor a C descriptor describes (the C API's fusebox_logical_tensor_t);
+    /// its values are checked as the other constructors check theirs.
+    explicit logical_tensor(const fusebox_logical_tensor_t &c);
+    /// The C descriptor of this tensor (the inverse of the constructor above);
+    /// throws invalid_arguments for a rank above FUSEBOX_MAX_NDIMS.
+    fusebox_logical_tensor_t get() const;
 
     size_t get_id() const { return id_; }
     data_type get_data_type() const { return data_type_; }
@@ -181,6 +198,7 @@ private:
     dims strides_;
     layout_type layout_ = layout_type::undef;
     property_type property_ = property_type::undef;
+    size_t layout_id_ = 0; // an opaque layout's id, as given
 };
 
 /// One operation of a graph: kind, attributes, input and output logical tensors.
@@ -397,22 +415,24 @@ public:
     op &add_inputs(const std::vector<logical_tensor> &lts);
     op &add_outputs(const std::vector<logical_tensor> &lts);
 
-    size_t get_id() const { return id_; }
-    kind get_kind() const { return kind_; }
-    const std::string &get_name() const { return name_; }
-    const std::vector<logical_tensor> &get_inputs() const { return inputs_; }
-    const std::vector<logical_tensor> &get_outputs() const { return outputs_; }
-    const std::map<attr, attr_value> &get_attrs() const { return attrs_; }
+    size_t get_id() const;
+    kind get_kind() const;
+    const std::string &get_name() const;
+    const std::vector<logical_tensor> &get_inputs() const;
+    const std::vector<logical_tensor> &get_outputs() const;
+    const std::map<attr, attr_value> &get_attrs() const;
+
+    /// The op's C handle, for the C API (fusebox_op_add_input, ...). An op is
+    /// a handle, as oneDNN's is: copies share one op, so a change through one
+    /// is seen by all; the handle lives as long as the last copy (never pass
+    /// it to fusebox_op_destroy). A graph keeps its own copy of each op added.
+    fusebox_op_t get() const { return impl_.get(); }
 
 private:
     friend struct detail::access;
+    explicit op(std::shared_ptr<fusebox_op> impl) : impl_(std::move(impl)) {}
     op &set_attr_value(attr a, attr_value value);
-    size_t id_;
-    kind kind_;
-    std::vector<logical_tensor> inputs_;
-    std::vector<logical_tensor> outputs_;
-    std::string name_;
-    std::map<attr, attr_value> attrs_;
+    std::shared_ptr<fusebox_op> impl_;
 };
 
 /// Name of an op kind ("Add", "MatMul", ...; "unknown" for other values).
@@ -496,6 +516,10 @@ public:
     tensor(const logical_tensor &lt, const engine &e, void *handle);
     /// Allocates a buffer of lt.get_mem_size() bytes through the engine's allocator.
     tensor(const logical_tensor &lt, const engine &e);
+    /// A host-scalar tensor: `lt` has rank 0 and property host_scalar; the
+    /// value at `scalar` (one element of lt's type) is copied into a buffer
+    /// the tensor owns. Throws invalid_arguments otherwise.
+    static tensor make_scalar_tensor(const logical_tensor &lt, void *scalar);
     void *get_data_handle() const;
     void set_data_handle(void *handle);
     logical_tensor get_logical_tensor() const;
@@ -506,6 +530,11 @@ private:
     friend struct detail::access;
     std::shared_ptr<detail::tensor_impl> impl_;
 };
+
+/// oneDNN's spelling of tensor::make_scalar_tensor.
+inline tensor make_scalar_tensor(const logical_tensor &lt, void *scalar) {
+    return tensor::make_scalar_tensor(lt, scalar);
+}
 
 /// A partition compiled for concrete input and output shapes.
 class FUSEBOX_API compiled_partition {
@@ -550,7 +579,7 @@ public:
     engine::kind get_engine_kind() const;
     /// Compiles for the given input shapes. Output logical tensors may leave
     /// shape and layout to be inferred (query them on the result). Throws
-    /// unimplemented for an unsupported partition.
+    /// invalid_arguments for an unsupported partition (as oneDNN).
     compiled_partition compile(const std::vector<logical_tensor> &inputs, const std::vector<logical_tensor> &outputs,
                                const engine &e) const;
 
@@ -562,7 +591,7 @@ private:
 };
 
 /// A graph of ops. Add every op of the framework's graph, finalize, then get
-/// partitions (a valid execution order covering every op but End).
+/// partitions (a valid execution order covering every op, End included).
 class FUSEBOX_API graph {
 public:
     explicit graph(engine::kind k);
@@ -579,8 +608,14 @@ public:
     /// and infers types and shapes through the ops fusebox runs.
     void finalize();
     bool is_finalized() const;
-    /// Partitions in a valid execution order: every op but End in exactly one.
+    /// Partitions in a valid execution order: every op, End ops each in a
+    /// partition of their own (unsupported, as every kind fusebox does not run).
     std::vector<partition> get_partitions(partition::policy p = partition::policy::fusion);
+    /// Asks for bit-reproducible results. fusebox's results never depend on
+    /// threads or timing, so the flag is kept and changes nothing. Throws
+    /// invalid_graph once the graph is finalized.
+    void set_deterministic(bool deterministic);
+    bool get_deterministic() const;
 
 private:
     friend struct detail::access;
@@ -594,6 +629,8 @@ FUSEBOX_API int get_compiled_partition_cache_capacity();
 
 /// Constant tensor cache capacity in MiB. Elementwise ops have nothing to
 /// precompute from constant inputs, so the value is kept and has no effect.
+/// As in oneDNN it is held in bytes: a capacity whose bytes overflow size_t
+/// (e.g. SIZE_MAX) saturates and reads back as SIZE_MAX / 2^20.
 FUSEBOX_API void set_constant_tensor_cache_capacity(engine::kind k, size_t size);
 FUSEBOX_API size_t get_constant_tensor_cache_capacity(engine::kind k);
 /// Deprecated oneDNN spellings: a flag > 0 sets an unlimited capacity, 0 clears it.
@@ -625,6 +662,28 @@ FUSEBOX_API void set_verbose(int level);
 
 /// The library's version (as fusebox_version()).
 inline const fusebox_version_t *version() { return fusebox_version(); }
+
+/// Instruction sets (oneDNN's names and values).
+enum class cpu_isa {
+    isa_default = fusebox_cpu_isa_default,
+    sse41 = fusebox_cpu_isa_sse41,
+    avx = fusebox_cpu_isa_avx,
+    avx2 = fusebox_cpu_isa_avx2,
+    avx2_vnni = fusebox_cpu_isa_avx2_vnni,
+    avx2_vnni_2 = fusebox_cpu_isa_avx2_vnni_2,
+    avx512_core = fusebox_cpu_isa_avx512_core,
+    avx512_core_vnni = fusebox_cpu_isa_avx512_core_vnni,
+    avx512_core_bf16 = fusebox_cpu_isa_avx512_core_bf16,
+    avx10_1_512 = fusebox_cpu_isa_avx10_1_512,
+    avx512_core_fp16 = fusebox_cpu_isa_avx512_core_fp16,
+    avx10_1_512_amx = fusebox_cpu_isa_avx10_1_512_amx,
+    avx512_core_amx = fusebox_cpu_isa_avx512_core_amx,
+    avx10_1_512_amx_fp16 = fusebox_cpu_isa_avx10_1_512_amx_fp16,
+    avx512_core_amx_fp16 = fusebox_cpu_isa_avx512_core_amx_fp16,
+};
+
+/// The instruction set fusebox's kernels run with (fusebox_get_effective_cpu_isa()).
+inline cpu_isa get_effective_cpu_isa() { return static_cast<cpu_isa>(fusebox_get_effective_cpu_isa()); }
 
 } // namespace fusebox
 

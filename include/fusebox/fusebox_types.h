@@ -28,9 +28,20 @@ extern "C" {
 #define FUSEBOX_VERSION_MINOR 2
 #define FUSEBOX_VERSION_PATCH 0
 
-/** Threading runtimes (oneDNN's values), as fusebox_version_t reports them. */
+/** Runtimes (oneDNN's values), as fusebox_version_t and the two macros
+ *  below report them. fusebox's CPU runtime is TBB; it has no GPU runtime. */
 #define FUSEBOX_RUNTIME_NONE 0u
+#define FUSEBOX_RUNTIME_SEQ 1u
+#define FUSEBOX_RUNTIME_OMP 2u
 #define FUSEBOX_RUNTIME_TBB 4u
+#define FUSEBOX_RUNTIME_THREADPOOL 8u
+#define FUSEBOX_RUNTIME_OCL 256u
+#define FUSEBOX_RUNTIME_SYCL 512u
+#define FUSEBOX_RUNTIME_DPCPP FUSEBOX_RUNTIME_SYCL
+/** The build's runtimes, as oneDNN's configuration header states them. */
+#define FUSEBOX_CPU_RUNTIME FUSEBOX_RUNTIME_TBB
+#define FUSEBOX_CPU_THREADING_RUNTIME FUSEBOX_RUNTIME_TBB
+#define FUSEBOX_GPU_RUNTIME FUSEBOX_RUNTIME_NONE
 
 /** The library's version, as returned by fusebox_version(). */
 typedef struct {
@@ -62,7 +73,10 @@ typedef enum {
 /* ---- element types ---- */
 
 /** Element types: oneDNN's values for the types both libraries have; the
- *  integer widths and strings only fusebox has come after. */
+ *  integer widths and strings only fusebox has come after. The 8- and 4-bit
+ *  float and 4-bit integer types are storage types: valid in logical tensors
+ *  and tensors (4-bit elements packed two per byte), never computed with, so
+ *  an op over them is an unsupported partition. */
 typedef enum {
     fusebox_data_type_undef = 0,
     fusebox_f16 = 1,
@@ -73,6 +87,13 @@ typedef enum {
     fusebox_u8 = 6,
     fusebox_f64 = 7,
     fusebox_boolean = 8, /**< one byte, 0 or 1 */
+    fusebox_f8_e5m2 = 9, /**< OFP8, 5-bit exponent (storage only, as the four below) */
+    fusebox_f8_e4m3 = 10,
+    fusebox_s4 = 11,
+    fusebox_u4 = 12,
+    fusebox_e8m0 = 13,
+    fusebox_f4_e2m1 = 14,
+    fusebox_f4_e3m0 = 15,
     fusebox_s64 = 16,
     fusebox_s16 = 0x80,
     fusebox_u16 = 0x81,
@@ -140,6 +161,7 @@ typedef enum {
     fusebox_tensor_property_undef = 0,
     fusebox_tensor_property_variable = 1,
     fusebox_tensor_property_constant = 2,
+    fusebox_tensor_property_host_scalar = 3, /**< a rank-0 tensor whose value lives on the host */
 } fusebox_tensor_property_t;
 
 /** A tensor descriptor: id, rank, dims, element type, property and layout. */
@@ -366,6 +388,32 @@ typedef struct {
  *  return NULL when out of memory. */
 typedef void *(*fusebox_host_allocate_f)(size_t size, size_t alignment);
 typedef void (*fusebox_host_deallocate_f)(void *);
+
+/* ---- CPU ISA ---- */
+
+/** Instruction sets (oneDNN's values), as fusebox_get_effective_cpu_isa()
+ *  reports the one fusebox's kernels use. */
+typedef enum {
+    fusebox_cpu_isa_default = 0x0,
+    fusebox_cpu_isa_sse41 = 0x1,
+    fusebox_cpu_isa_avx = 0x3,
+    fusebox_cpu_isa_avx2 = 0x7,
+    fusebox_cpu_isa_avx2_vnni = 0xf,
+    fusebox_cpu_isa_avx2_vnni_2 = 0x1f,
+    fusebox_cpu_isa_avx512_core = 0x27,
+    fusebox_cpu_isa_avx512_core_vnni = 0x67,
+    fusebox_cpu_isa_avx512_core_bf16 = 0xe7,
+    fusebox_cpu_isa_avx10_1_512 = 0x1ef,
+    fusebox_cpu_isa_avx512_core_fp16 = fusebox_cpu_isa_avx10_1_512,
+    fusebox_cpu_isa_avx10_1_512_amx = 0xfef,
+    fusebox_cpu_isa_avx512_core_amx = fusebox_cpu_isa_avx10_1_512_amx,
+    fusebox_cpu_isa_avx10_1_512_amx_fp16 = 0x1fef,
+    fusebox_cpu_isa_avx512_core_amx_fp16 = fusebox_cpu_isa_avx10_1_512_amx_fp16,
+} fusebox_cpu_isa_t;
+
+/** The instruction set fusebox's own kernels run with on this CPU (under
+ *  FUSEBOX_MAX_ISA): avx512_core for its AVX-512 kernels, avx2, or sse41. */
+FUSEBOX_API fusebox_cpu_isa_t fusebox_get_effective_cpu_isa(void);
 
 /** The library's version, build hash included. */
 FUSEBOX_API const fusebox_version_t *fusebox_version(void);

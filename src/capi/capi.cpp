@@ -11,6 +11,7 @@
 #include "common/errors.hpp"
 #include "common/small_buffer.hpp"
 #include "fusebox/fusebox.h"
+#include "interface/op_impl.hpp"
 
 namespace fb = fusebox;
 
@@ -23,9 +24,6 @@ struct fusebox_engine {
 struct fusebox_stream {
     fb::stream s;
     fusebox_engine engine; // handed out by fusebox_stream_get_engine
-};
-struct fusebox_op {
-    fb::op o;
 };
 struct fusebox_graph {
     fb::graph g;
@@ -57,7 +55,6 @@ template <typename Cpp, typename C> Cpp from_c(const C &value) {
     std::memcpy(&raw, &value, sizeof raw);
     return static_cast<Cpp>(raw);
 }
-
 
 thread_local std::string last_error;
 
@@ -91,58 +88,32 @@ template <typename T> T &checked(T *p, const char *what) {
 
 fb::logical_tensor to_cpp(const fusebox_logical_tensor_t *c) {
     if (!c) bad("logical tensor is null");
-    if (c->ndims < FUSEBOX_UNKNOWN_NDIMS || c->ndims > FUSEBOX_MAX_NDIMS)
-        fb::detail::fail(fb::status::invalid_arguments, "logical tensor ", c->id, ": ndims ", c->ndims,
-                         " is not in [-1, ", FUSEBOX_MAX_NDIMS, "]");
-    const auto dt = from_c<fb::data_type>(c->data_type);
-    const auto layout = from_c<fb::logical_tensor::layout_type>(c->layout_type);
-    const auto property = from_c<fb::logical_tensor::property_type>(c->property);
-    if (c->ndims < 0) return fb::logical_tensor(c->id, dt, c->ndims, layout, property);
-    const fb::logical_tensor::dims dims(c->dims, c->dims + c->ndims);
-    if (layout == fb::logical_tensor::layout_type::strided)
-        return fb::logical_tensor(c->id, dt, dims,
-                                  fb::logical_tensor::dims(c->layout.strides, c->layout.strides + c->ndims), property);
-    return fb::logical_tensor(c->id, dt, dims, layout, property);
+    return fb::logical_tensor(*c);
 }
 
-fusebox_logical_tensor_t to_c(const fb::logical_tensor &lt) {
-    fusebox_logical_tensor_t c;
-    std::memset(&c, 0, sizeof(c));
-    c.id = lt.get_id();
-    c.ndims = lt.get_ndims();
-    if (c.ndims > FUSEBOX_MAX_NDIMS)
-        fb::detail::fail(fb::status::invalid_arguments, "logical tensor ", lt.get_id(), " has rank ", c.ndims,
-                         ", more than a fusebox_logical_tensor_t holds (", FUSEBOX_MAX_NDIMS, ")");
-    c.data_type = static_cast<fusebox_data_type_t>(lt.get_data_type());
-    c.property = static_cast<fusebox_tensor_property_t>(lt.get_property_type());
-    c.layout_type = static_cast<fusebox_layout_type_t>(lt.get_layout_type());
-    const auto &dims = fb::detail::dims_of(lt), &strides = fb::detail::strides_of(lt);
-    for (int i = 0; i < c.ndims; ++i) c.dims[i] = dims[i];
-    if (lt.get_layout_type() == fb::logical_tensor::layout_type::strided)
-        for (int i = 0; i < c.ndims; ++i)
-            c.layout.strides[i] = strides.size() == dims.size() ? strides[i] : FUSEBOX_UNKNOWN_DIM;
-    return c;
-}
+fusebox_logical_tensor_t to_c(const fb::logical_tensor &lt) { return lt.get(); }
 
 template <typename T> void set_attr_values(fusebox_op_t op, fusebox_op_attr_t name, const T *value, size_t len) {
-    checked(op, "op is null");
+    fb::op o = fb::detail::access::view(&checked(op, "op is null"));
     if (!value && len) bad("attribute value is null");
     std::vector<T> values(value, value + len);
-    // A list attribute takes the whole list; a scalar one exactly one value.
+    // A list attribute takes value_len values.
     const int v = static_cast<int>(name);
     const bool list = (v >= 0x20 && v < 0x30) || (v >= 0x40 && v < 0x60) || name == fusebox_op_attr_consumed_inputs;
     if (list) {
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, int64_t>)
-            fb::detail::access::set_attr(op->o, from_c<fb::op::attr>(name), values);
+            fb::detail::access::set_attr(o, from_c<fb::op::attr>(name), values);
         else
             bad("a list attribute takes f32 or s64 values");
         return;
     }
-    if (len != 1) fb::detail::fail(fb::status::invalid_arguments, "attribute ", v, " takes one value, got ", len);
+    // A scalar attribute takes *value whatever value_len says, as oneDNN does
+    // (its own programs pass 0).
+    if (!value) bad("attribute value is null");
     if constexpr (std::is_same_v<T, uint8_t>)
-        fb::detail::access::set_attr(op->o, from_c<fb::op::attr>(name), values[0] != 0);
+        fb::detail::access::set_attr(o, from_c<fb::op::attr>(name), *value != 0);
     else
-        fb::detail::access::set_attr(op->o, from_c<fb::op::attr>(name), values[0]);
+        fb::detail::access::set_attr(o, from_c<fb::op::attr>(name), *value);
 }
 
 // A compiled partition that was compiled.
@@ -248,8 +219,7 @@ fusebox_status_t fusebox_logical_tensor_init_with_dims(fusebox_logical_tensor_t 
             fb::detail::fail(fb::status::invalid_arguments, "logical tensor ", tid, ": ndims ", ndims,
                              " is not in [0, ", FUSEBOX_MAX_NDIMS, "]");
         if (!dims && ndims) bad("dims is null");
-        *c_lt = to_c(fb::logical_tensor(tid, from_c<fb::data_type>(dtype),
-                                        fb::logical_tensor::dims(dims, dims + ndims),
+        *c_lt = to_c(fb::logical_tensor(tid, from_c<fb::data_type>(dtype), fb::logical_tensor::dims(dims, dims + ndims),
                                         from_c<fb::logical_tensor::layout_type>(ltype),
                                         from_c<fb::logical_tensor::property_type>(ptype)));
     });
@@ -265,9 +235,9 @@ fusebox_status_t fusebox_logical_tensor_init_with_strides(fusebox_logical_tensor
             fb::detail::fail(fb::status::invalid_arguments, "logical tensor ", tid, ": ndims ", ndims,
                              " is not in [0, ", FUSEBOX_MAX_NDIMS, "]");
         if ((!dims || !strides) && ndims) bad("dims or strides is null");
-        *c_lt = to_c(fb::logical_tensor(
-            tid, from_c<fb::data_type>(dtype), fb::logical_tensor::dims(dims, dims + ndims),
-            fb::logical_tensor::dims(strides, strides + ndims), from_c<fb::logical_tensor::property_type>(ptype)));
+        *c_lt = to_c(fb::logical_tensor(tid, from_c<fb::data_type>(dtype), fb::logical_tensor::dims(dims, dims + ndims),
+                                        fb::logical_tensor::dims(strides, strides + ndims),
+                                        from_c<fb::logical_tensor::property_type>(ptype)));
     });
 }
 
@@ -286,6 +256,16 @@ fusebox_status_t fusebox_tensor_create(fusebox_tensor_t *tensor, const fusebox_l
         checked(tensor, "tensor is null");
         const auto &e = checked(engine, "engine is null");
         *tensor = new fusebox_tensor{fusebox::tensor(to_cpp(c_lt), e.e, handle), e};
+    });
+}
+
+fusebox_status_t fusebox_tensor_create_scalar(fusebox_tensor_t *tensor, const fusebox_logical_tensor_t *c_lt,
+                                              void *scalar) {
+    return guarded([&] {
+        checked(tensor, "tensor is null");
+        fb::tensor t = fb::tensor::make_scalar_tensor(to_cpp(c_lt), scalar);
+        fb::engine e = t.get_engine();
+        *tensor = new fusebox_tensor{std::move(t), fusebox_engine{std::move(e)}};
     });
 }
 
@@ -316,7 +296,7 @@ fusebox_status_t fusebox_tensor_get_logical_tensor(const_fusebox_tensor_t tensor
 fusebox_status_t fusebox_op_create(fusebox_op_t *op, size_t id, fusebox_op_kind_t kind, const char *verbose_name) {
     return guarded([&] {
         checked(op, "op is null");
-        *op = new fusebox_op{fusebox::op(id, from_c<fb::op::kind>(kind), verbose_name ? verbose_name : "")};
+        *op = new fusebox_op{id, from_c<fb::op::kind>(kind), {}, {}, verbose_name ? verbose_name : "", {}};
     });
 }
 
@@ -325,11 +305,11 @@ fusebox_status_t fusebox_op_destroy(fusebox_op_t op) {
 }
 
 fusebox_status_t fusebox_op_add_input(fusebox_op_t op, const fusebox_logical_tensor_t *input) {
-    return guarded([&] { checked(op, "op is null").o.add_input(to_cpp(input)); });
+    return guarded([&] { checked(op, "op is null").inputs.push_back(to_cpp(input)); });
 }
 
 fusebox_status_t fusebox_op_add_output(fusebox_op_t op, const fusebox_logical_tensor_t *output) {
-    return guarded([&] { checked(op, "op is null").o.add_output(to_cpp(output)); });
+    return guarded([&] { checked(op, "op is null").outputs.push_back(to_cpp(output)); });
 }
 
 fusebox_status_t fusebox_op_set_attr_f32(fusebox_op_t op, fusebox_op_attr_t name, const float *value,
@@ -349,20 +329,22 @@ fusebox_status_t fusebox_op_set_attr_s64(fusebox_op_t op, fusebox_op_attr_t name
 
 fusebox_status_t fusebox_op_set_attr_str(fusebox_op_t op, fusebox_op_attr_t name, const char *value, size_t value_len) {
     return guarded([&] {
-        if (!value && value_len) bad("attribute value is null");
-        checked(op, "op is null")
-            .o.set_attr(from_c<fb::op::attr>(name), std::string(value ? value : "", value_len));
+        auto &o = checked(op, "op is null");
+        if (!value) bad("attribute value is null");
+        // As oneDNN: the string runs to its terminator, whatever value_len says
+        // (oneDNN's own programs pass 0, 1 or the length).
+        (void)value_len;
+        o.attrs[from_c<fb::op::attr>(name)] = std::string(value);
     });
 }
 
 fusebox_status_t fusebox_op_get_id(const_fusebox_op_t op, size_t *id) {
-    return guarded([&] { checked(id, "id is null") = checked(op, "op is null").o.get_id(); });
+    return guarded([&] { checked(id, "id is null") = checked(op, "op is null").id; });
 }
 
 fusebox_status_t fusebox_op_get_kind(const_fusebox_op_t op, fusebox_op_kind_t *kind) {
-    return guarded([&] {
-        checked(kind, "kind is null") = static_cast<fusebox_op_kind_t>(checked(op, "op is null").o.get_kind());
-    });
+    return guarded(
+        [&] { checked(kind, "kind is null") = static_cast<fusebox_op_kind_t>(checked(op, "op is null").kind); });
 }
 
 fusebox_status_t fusebox_graph_create(fusebox_graph_t *graph, fusebox_engine_kind_t engine_kind) {
@@ -373,8 +355,8 @@ fusebox_status_t fusebox_graph_create_with_fpmath_mode(fusebox_graph_t *graph, f
                                                        fusebox_fpmath_mode_t mode) {
     return guarded([&] {
         checked(graph, "graph is null");
-        *graph = new fusebox_graph{
-            fusebox::graph(from_c<fb::engine::kind>(engine_kind), from_c<fb::fpmath_mode>(mode)), {}};
+        *graph =
+            new fusebox_graph{fusebox::graph(from_c<fb::engine::kind>(engine_kind), from_c<fb::fpmath_mode>(mode)), {}};
     });
 }
 
@@ -383,9 +365,8 @@ fusebox_status_t fusebox_graph_destroy(fusebox_graph_t graph) {
 }
 
 fusebox_status_t fusebox_graph_set_fpmath_mode(fusebox_graph_t graph, fusebox_fpmath_mode_t mode, int apply_to_int) {
-    return guarded([&] {
-        checked(graph, "graph is null").g.set_fpmath_mode(from_c<fb::fpmath_mode>(mode), apply_to_int != 0);
-    });
+    return guarded(
+        [&] { checked(graph, "graph is null").g.set_fpmath_mode(from_c<fb::fpmath_mode>(mode), apply_to_int != 0); });
 }
 
 fusebox_status_t fusebox_graph_get_fpmath_mode(fusebox_graph_t graph, fusebox_fpmath_mode_t *mode, int *apply_to_int) {
@@ -401,7 +382,8 @@ fusebox_status_t fusebox_graph_get_fpmath_mode(fusebox_graph_t graph, fusebox_fp
 }
 
 fusebox_status_t fusebox_add_op(fusebox_graph_t graph, fusebox_op_t op) {
-    return guarded([&] { checked(graph, "graph is null").g.add_op(checked(op, "op is null").o); });
+    return guarded(
+        [&] { checked(graph, "graph is null").g.add_op(fb::detail::access::view(&checked(op, "op is null"))); });
 }
 
 fusebox_status_t fusebox_graph_finalize(fusebox_graph_t graph) {
@@ -411,6 +393,17 @@ fusebox_status_t fusebox_graph_finalize(fusebox_graph_t graph) {
 fusebox_status_t fusebox_graph_is_finalized(fusebox_graph_t graph, uint8_t *finalized) {
     return guarded(
         [&] { checked(finalized, "finalized is null") = checked(graph, "graph is null").g.is_finalized() ? 1 : 0; });
+}
+
+fusebox_status_t fusebox_graph_set_deterministic(fusebox_graph_t graph, int deterministic) {
+    return guarded([&] { checked(graph, "graph is null").g.set_deterministic(deterministic != 0); });
+}
+
+fusebox_status_t fusebox_graph_get_deterministic(const_fusebox_graph_t graph, int *deterministic) {
+    return guarded([&] {
+        const auto &g = checked(graph, "graph is null");
+        checked(deterministic, "deterministic is null") = g.g.get_deterministic() ? 1 : 0;
+    });
 }
 
 fusebox_status_t fusebox_graph_filter(fusebox_graph_t graph, fusebox_partition_policy_t policy) {
@@ -447,7 +440,8 @@ fusebox_status_t fusebox_partition_create_with_op(fusebox_partition_t *partition
     return guarded([&] {
         checked(partition, "partition is null");
         *partition = new fusebox_partition{
-            fusebox::partition(checked(op, "op is null").o, from_c<fb::engine::kind>(ekind))};
+            fusebox::partition(fb::detail::access::view(const_cast<fusebox_op *>(&checked(op, "op is null"))),
+                               from_c<fb::engine::kind>(ekind))};
     });
 }
 
@@ -621,8 +615,8 @@ fusebox_status_t fusebox_get_constant_tensor_cache_capacity(fusebox_engine_kind_
     });
 }
 
-fusebox_status_t fusebox_set_dump_mode(fusebox_dump_mode_t modes) {
-    fusebox_status_t s = static_cast<fusebox_status_t>(fb::set_dump_mode(from_c<fb::graph_dump_mode>(modes)));
+fusebox_status_t fusebox_set_dump_mode(unsigned modes) {
+    fusebox_status_t s = static_cast<fusebox_status_t>(fb::set_dump_mode(static_cast<fb::graph_dump_mode>(modes)));
     last_error = s == fusebox_success ? "" : "fusebox: set_dump_mode: unknown mode bits";
     return s;
 }

@@ -376,7 +376,7 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
     }
     if (concrete_ops) {
         for (const op &o : part.ops) {
-            op c = o;
+            op c = access::clone(o);
             auto concrete = [&](logical_tensor &lt) {
                 const size_t id = lt.get_id();
                 if (auto it = port_of.find(id); it != port_of.end())

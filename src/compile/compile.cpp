@@ -124,7 +124,7 @@ compiled_partition partition::compile_checked(const std::vector<logical_tensor> 
         fail(status::invalid_arguments, "compile: engine kind does not match the graph's");
     if (!impl_->supported) {
         const op &o = impl_->ops.front();
-        fail(status::unimplemented, "compile: partition ", impl_->id, " holds ", op_ref(o),
+        fail(status::invalid_arguments, "compile: partition ", impl_->id, " holds ", op_ref(o),
              ", which fusebox does not run: the framework runs this partition itself");
     }
     const bool verbose = verbose_enabled();

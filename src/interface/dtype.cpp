@@ -1,6 +1,8 @@
 #include "interface/dtype.hpp"
 #include <cstdint>
 
+#include "common/checked.hpp"
+
 namespace fusebox {
 namespace {
 
@@ -29,6 +31,24 @@ constexpr dtype_fact kFacts[detail::kNumDataTypes] = {
     {data_type::string, "string", sizeof(string_view_t)},
 };
 
+// Types fusebox stores but never computes with (outside the dense index).
+struct storage_fact {
+    data_type dt;
+    const char *name;
+    int bits;
+};
+constexpr storage_fact kStorageOnly[] = {
+    {data_type::f8_e5m2, "f8_e5m2", 8}, {data_type::f8_e4m3, "f8_e4m3", 8}, {data_type::e8m0, "e8m0", 8},
+    {data_type::s4, "s4", 4},           {data_type::u4, "u4", 4},           {data_type::f4_e2m1, "f4_e2m1", 4},
+    {data_type::f4_e3m0, "f4_e3m0", 4},
+};
+
+const storage_fact *find_storage_only(data_type dt) {
+    for (const auto &f : kStorageOnly)
+        if (f.dt == dt) return &f;
+    return nullptr;
+}
+
 } // namespace
 
 namespace detail {
@@ -41,10 +61,19 @@ int dtype_index(data_type dt) {
     return 0;
 }
 
-bool is_valid(data_type dt) {
+bool is_computed(data_type dt) {
     for (const auto &f : kFacts)
         if (f.dt == dt) return true;
     return false;
+}
+
+bool is_storage_only(data_type dt) { return find_storage_only(dt) != nullptr; }
+
+bool is_valid(data_type dt) { return is_computed(dt) || is_storage_only(dt); }
+
+size_t storage_bytes(data_type dt, size_t elements) {
+    if (const storage_fact *f = find_storage_only(dt); f && f->bits < 8) return elements / 2 + elements % 2;
+    return checked_mul(elements, data_type_size(dt)).value_or(0);
 }
 
 bool is_float(data_type dt) {
@@ -97,12 +126,21 @@ size_t element_alignment(data_type dt) {
 data_type data_type_from_name(const std::string &name) {
     for (const auto &f : kFacts)
         if (name == f.name) return f.dt;
+    for (const auto &f : kStorageOnly)
+        if (name == f.name) return f.dt;
     return data_type::undef;
 }
 
 } // namespace detail
 
-size_t data_type_size(data_type dt) { return kFacts[detail::dtype_index(dt)].size; }
-const char *data_type_name(data_type dt) { return kFacts[detail::dtype_index(dt)].name; }
+size_t data_type_size(data_type dt) {
+    if (find_storage_only(dt)) return 1; // a 4-bit element shares its byte
+    return kFacts[detail::dtype_index(dt)].size;
+}
+
+const char *data_type_name(data_type dt) {
+    if (const storage_fact *f = find_storage_only(dt)) return f->name;
+    return kFacts[detail::dtype_index(dt)].name;
+}
 
 } // namespace fusebox

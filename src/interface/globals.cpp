@@ -18,7 +18,10 @@
 namespace fusebox {
 namespace {
 
-std::atomic<size_t> constant_cache_mib{0};
+// Kept in bytes, as oneDNN keeps it: a capacity in MiB too large for the
+// bytes of a size_t saturates, and reads back as SIZE_MAX >> 20.
+std::atomic<size_t> constant_cache_bytes{0};
+constexpr size_t kMiB = size_t{1} << 20;
 
 void check_cpu(engine::kind k, const char *what) {
     if (k != engine::kind::cpu)
@@ -30,20 +33,21 @@ void check_cpu(engine::kind k, const char *what) {
 
 void set_constant_tensor_cache_capacity(engine::kind k, size_t size) {
     check_cpu(k, "set_constant_tensor_cache_capacity");
-    constant_cache_mib = size;
+    constant_cache_bytes =
+        size > std::numeric_limits<size_t>::max() / kMiB ? std::numeric_limits<size_t>::max() : size * kMiB;
 }
 
 size_t get_constant_tensor_cache_capacity(engine::kind k) {
     check_cpu(k, "get_constant_tensor_cache_capacity");
-    return constant_cache_mib;
+    return constant_cache_bytes / kMiB;
 }
 
 void set_constant_tensor_cache(int flag) {
     if (flag < 0) detail::fail(status::invalid_arguments, "set_constant_tensor_cache: flag ", flag, " is negative");
-    constant_cache_mib = flag ? std::numeric_limits<size_t>::max() : 0;
+    constant_cache_bytes = flag ? std::numeric_limits<size_t>::max() : 0;
 }
 
-int get_constant_tensor_cache() { return constant_cache_mib > 0 ? 1 : 0; }
+int get_constant_tensor_cache() { return constant_cache_bytes > 0 ? 1 : 0; }
 
 void set_verbose(int level) {
     detail::translate_exceptions("set_verbose", [&] { detail::set_verbose_level(level); });
@@ -80,6 +84,15 @@ std::vector<std::string> verbose_header() {
 
 } // namespace detail
 } // namespace fusebox
+
+extern "C" fusebox_cpu_isa_t fusebox_get_effective_cpu_isa(void) {
+    // Highway's names for the x86 targets fusebox's own kernels are built for.
+    const std::string isa = fusebox::detail::element_ops_for_cpu().isa;
+    if (isa.rfind("AVX3", 0) == 0) return fusebox_cpu_isa_avx512_core; // AVX-512 F/BW/DQ/VL, whatever else the CPU has
+    if (isa == "AVX2") return fusebox_cpu_isa_avx2;
+    if (isa == "SSE4") return fusebox_cpu_isa_sse41;
+    return fusebox_cpu_isa_default; // SSSE3 or scalar loops
+}
 
 extern "C" const fusebox_version_t *fusebox_version(void) {
     static const fusebox_version_t v = {FUSEBOX_VERSION_MAJOR, FUSEBOX_VERSION_MINOR, FUSEBOX_VERSION_PATCH,

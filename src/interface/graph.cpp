@@ -37,13 +37,30 @@ logical_tensor with_type(const logical_tensor &lt, data_type dt) {
     return logical_tensor(lt.get_id(), dt, layout);
 }
 
+const char *layout_name(logical_tensor::layout_type l) {
+    switch (l) {
+    case logical_tensor::layout_type::undef: return "undef";
+    case logical_tensor::layout_type::any: return "any";
+    case logical_tensor::layout_type::strided: return "strided";
+    case logical_tensor::layout_type::opaque: return "opaque";
+    }
+    return "unknown";
+}
+
 // Combines two descriptors of one tensor id; throws when they contradict.
-logical_tensor merge_descriptors(const logical_tensor &known, const logical_tensor &seen, const op &o) {
+// Two declarations (`declared`) of known rank must also agree on the layout
+// type, as in oneDNN (a descriptor of unknown rank says nothing of a layout
+// yet); an inferred descriptor only adds what is unknown.
+logical_tensor merge_descriptors(const logical_tensor &known, const logical_tensor &seen, const op &o,
+                                 bool declared = false) {
     auto conflict = [&](const auto &...what) {
         fail(status::invalid_graph, op_ref(o), ": tensor id ", seen.get_id(), " is used with another ", what..., " (",
              data_type_name(seen.get_data_type()), detail::shape_str(seen), " here, ",
              data_type_name(known.get_data_type()), detail::shape_str(known), " elsewhere)");
     };
+    if (declared && known.get_ndims() >= 0 && seen.get_ndims() >= 0 &&
+        known.get_layout_type() != seen.get_layout_type())
+        conflict("layout type: ", layout_name(seen.get_layout_type()), " vs ", layout_name(known.get_layout_type()));
     data_type dt = known.get_data_type();
     if (seen.get_data_type() != data_type::undef) {
         if (dt != data_type::undef && dt != seen.get_data_type()) conflict("data type");
@@ -100,7 +117,7 @@ void finalize_graph(graph_impl &g) {
         auto [it, inserted] = tensors.emplace(lt.get_id(), lt);
         if (inserted) return;
         try {
-            it->second = merge_descriptors(it->second, lt, o);
+            it->second = merge_descriptors(it->second, lt, o, true);
         } catch (const error &) {
             if (strict) throw;
         }
@@ -200,6 +217,13 @@ void graph::get_fpmath_mode(fpmath_mode &mode, bool &apply_to_int) const {
 
 bool graph::is_finalized() const { return impl_->finalized; }
 
+void graph::set_deterministic(bool deterministic) {
+    if (impl_->finalized) fail(status::invalid_graph, "set_deterministic: graph is already finalized");
+    impl_->deterministic = deterministic;
+}
+
+bool graph::get_deterministic() const { return impl_->deterministic; }
+
 status graph::add_op(const op &o, bool allow_exception) {
     try {
         if (impl_->finalized) fail(status::invalid_graph, op_ref(o), ": graph is already finalized");
@@ -207,7 +231,7 @@ status graph::add_op(const op &o, bool allow_exception) {
             if (existing.get_id() == o.get_id())
                 fail(status::invalid_graph, op_ref(o), ": op id is already in the graph");
         detail::validate_op(o);
-        detail::translate_exceptions("add_op", [&] { impl_->ops.push_back(o); });
+        detail::translate_exceptions("add_op", [&] { impl_->ops.push_back(access::clone(o)); });
     } catch (const error &e) {
         if (allow_exception) throw;
         return e.get_status();

@@ -13,6 +13,7 @@ struct graph_impl {
     engine::kind engine_kind = engine::kind::cpu;
     fpmath_mode math = fpmath_mode::strict;
     bool math_applies_to_int = false;
+    bool deterministic = false; // kept for get_deterministic; fusebox is always deterministic
     std::vector<op> ops; // in add order until finalize, then in execution order
     bool finalized = false;
 };

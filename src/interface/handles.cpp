@@ -2,6 +2,7 @@
 #include "interface/handles.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "common/errors.hpp"
@@ -135,6 +136,33 @@ tensor::tensor(const logical_tensor &lt, const engine &e, void *handle) {
 }
 
 tensor::tensor(const logical_tensor &lt, const engine &e) : tensor(lt, e, FUSEBOX_MEMORY_ALLOCATE) {}
+
+tensor tensor::make_scalar_tensor(const logical_tensor &lt, void *scalar) {
+    if (lt.get_property_type() != logical_tensor::property_type::host_scalar)
+        fail(status::invalid_arguments, "make_scalar_tensor: logical tensor ", lt.get_id(),
+             " does not have property_type::host_scalar");
+    if (lt.get_ndims() != 0)
+        fail(status::invalid_arguments, "make_scalar_tensor: logical tensor ", lt.get_id(), " has rank ",
+             lt.get_ndims(), "; a host scalar has rank 0");
+    const data_type dt = lt.get_data_type();
+    if (dt == data_type::undef || dt == data_type::string)
+        fail(status::invalid_arguments, "make_scalar_tensor: logical tensor ", lt.get_id(), " has type ",
+             data_type_name(dt), ", which holds no scalar value");
+    if (!scalar) fail(status::invalid_arguments, "make_scalar_tensor: the scalar is null");
+    // The value is copied: the tensor owns its one element (on the host, as
+    // every fusebox buffer is), whatever happens to `scalar` afterwards.
+    const size_t bytes = data_type_size(dt);
+    std::shared_ptr<unsigned char[]> value(new unsigned char[8]());
+    std::memcpy(value.get(), scalar, bytes);
+    auto t = std::make_shared<detail::tensor_impl>();
+    t->lt = lt;
+    t->eng = engine(engine::kind::cpu);
+    t->handle = value.get();
+    t->owned = std::shared_ptr<void>(value, value.get());
+    tensor result;
+    result.impl_ = std::move(t);
+    return result;
+}
 
 namespace {
 detail::tensor_impl &checked(const std::shared_ptr<detail::tensor_impl> &t) {

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "common/checked.hpp"
 #include "common/errors.hpp"
@@ -37,7 +38,7 @@ void check_descriptor(size_t id, data_type dt, const dims &shape, logical_tensor
         detail::fail(status::invalid_arguments, "logical tensor ", id, ": layout type value ", static_cast<int>(lt),
                      " is not a layout_type");
     using property = logical_tensor::property_type;
-    if (pt != property::undef && pt != property::variable && pt != property::constant)
+    if (pt != property::undef && pt != property::variable && pt != property::constant && pt != property::host_scalar)
         detail::fail(status::invalid_arguments, "logical tensor ", id, ": property type value ", static_cast<int>(pt),
                      " is not a property_type");
     if (shape.size() > kMaxRank)
@@ -80,6 +81,52 @@ logical_tensor::logical_tensor(size_t id, data_type dt, layout_type lt) : id_(id
     check_descriptor(id, dt, {}, lt, property_);
 }
 
+logical_tensor::logical_tensor(const fusebox_logical_tensor_t &c) {
+    // The C struct's enumerations may hold any int: copy their bits.
+    const auto as = [](auto c_value, auto cpp) {
+        static_assert(sizeof(c_value) == sizeof(int));
+        int raw;
+        std::memcpy(&raw, &c_value, sizeof raw);
+        return static_cast<decltype(cpp)>(raw);
+    };
+    const auto dt = as(c.data_type, data_type{});
+    const auto layout = as(c.layout_type, layout_type{});
+    const auto property = as(c.property, property_type{});
+    if (c.ndims < FUSEBOX_UNKNOWN_NDIMS || c.ndims > FUSEBOX_MAX_NDIMS)
+        detail::fail(status::invalid_arguments, "logical tensor ", c.id, ": ndims ", c.ndims, " is not in [-1, ",
+                     FUSEBOX_MAX_NDIMS, "]");
+    if (c.ndims < 0) {
+        *this = logical_tensor(c.id, dt, c.ndims, layout, property);
+    } else {
+        const dims shape(c.dims, c.dims + c.ndims);
+        if (layout == layout_type::strided)
+            *this = logical_tensor(c.id, dt, shape, dims(c.layout.strides, c.layout.strides + c.ndims), property);
+        else
+            *this = logical_tensor(c.id, dt, shape, layout, property);
+    }
+    if (layout == layout_type::opaque) layout_id_ = c.layout.layout_id;
+}
+
+fusebox_logical_tensor_t logical_tensor::get() const {
+    fusebox_logical_tensor_t c;
+    std::memset(&c, 0, sizeof(c));
+    c.id = id_;
+    if (ndims_ > FUSEBOX_MAX_NDIMS)
+        detail::fail(status::invalid_arguments, "logical tensor ", id_, " has rank ", ndims_,
+                     ", more than a fusebox_logical_tensor_t holds (", FUSEBOX_MAX_NDIMS, ")");
+    c.ndims = ndims_;
+    c.data_type = static_cast<fusebox_data_type_t>(data_type_);
+    c.property = static_cast<fusebox_tensor_property_t>(property_);
+    c.layout_type = static_cast<fusebox_layout_type_t>(layout_);
+    for (int i = 0; i < ndims_; ++i) c.dims[i] = dims_[i];
+    if (layout_ == layout_type::strided)
+        for (int i = 0; i < ndims_; ++i)
+            c.layout.strides[i] = strides_.size() == dims_.size() ? strides_[i] : FUSEBOX_UNKNOWN_DIM;
+    else if (layout_ == layout_type::opaque)
+        c.layout.layout_id = layout_id_;
+    return c;
+}
+
 const logical_tensor::dims &logical_tensor::get_dims() const {
     if (ndims_ < 0)
         detail::fail(status::invalid_arguments, "logical tensor ", id_, ": get_dims needs a known rank (ndims is -1)");
@@ -97,7 +144,7 @@ size_t logical_tensor::get_layout_id() const {
     if (layout_ != layout_type::opaque)
         detail::fail(status::invalid_arguments, "logical tensor ", id_,
                      ": get_layout_id needs an opaque layout (fusebox only produces strided layouts)");
-    return 0;
+    return layout_id_;
 }
 
 bool logical_tensor::has_known_shape() const { return ndims_ >= 0 && all_known(dims_); }
@@ -115,7 +162,7 @@ size_t logical_tensor::get_mem_size() const {
         if (!next || *next == INT64_MAX) return 0; // not addressable: compile rejects such tensors
         last = *next;
     }
-    return detail::checked_mul(static_cast<size_t>(last) + 1, data_type_size(data_type_)).value_or(0);
+    return detail::storage_bytes(data_type_, static_cast<size_t>(last) + 1);
 }
 
 bool logical_tensor::is_equal(const logical_tensor &o) const {

@@ -332,7 +332,11 @@ node_params op_params(const op &o, data_type in) {
 bool runs_op(const op &o) {
     const elementwise_def *def = find_elementwise(o.get_kind());
     const int n = static_cast<int>(o.get_inputs().size());
-    return def && n >= def->inputs_min && n <= def->inputs_max;
+    if (!def || n < def->inputs_min || n > def->inputs_max) return false;
+    // Storage-only types (f8, s4, ...) are never computed with: the op is the framework's.
+    const auto stored = [](const logical_tensor &lt) { return is_storage_only(lt.get_data_type()); };
+    return std::none_of(o.get_inputs().begin(), o.get_inputs().end(), stored) &&
+           std::none_of(o.get_outputs().begin(), o.get_outputs().end(), stored);
 }
 
 type_set type_bit(data_type t) { return type_set{1} << dtype_index(t); }

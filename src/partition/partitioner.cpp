@@ -83,9 +83,8 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
     }
 
     // Build partitions in the order of their roots (the last op of each region).
-    std::map<size_t, std::vector<size_t>> members; // root -> op indices in execution order
-    for (size_t i = 0; i < ops.size(); ++i)
-        if (ops[i].get_kind() != op::kind::End) members[find(i)].push_back(i);
+    std::map<size_t, std::vector<size_t>> members;                         // root -> op indices in execution order
+    for (size_t i = 0; i < ops.size(); ++i) members[find(i)].push_back(i); // End too: unsupported, alone
     std::vector<partition_impl> result;
     for (const auto &[root, idx] : members) {
         partition_impl part;
@@ -147,11 +146,10 @@ partition::partition(const op &o, engine::kind k) {
     if (k != engine::kind::cpu)
         fail(status::invalid_arguments, "partition: only engine::kind::cpu exists (got kind ", static_cast<int>(k),
              ")");
-    if (o.get_kind() == op::kind::End) fail(status::invalid_arguments, "partition: an End op forms no partition");
     detail::validate_op(o);
     detail::graph_impl g;
     g.engine_kind = k;
-    g.ops = {o};
+    g.ops = {detail::access::clone(o)};
     detail::finalize_graph(g);
     auto parts = detail::find_partitions(g, policy::debug);
     impl_ = std::make_shared<const detail::partition_impl>(std::move(parts.at(0)));

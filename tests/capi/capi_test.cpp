@@ -69,9 +69,9 @@ TEST(capi, logical_tensors) {
     expect_failure(
         fusebox_logical_tensor_init(&u, 1, fusebox_f32, 13, fusebox_layout_type_any, fusebox_tensor_property_undef),
         fusebox_invalid_arguments, "ndims 13 exceeds 12");
-    expect_failure(fusebox_logical_tensor_init_with_dims(&u, 1, static_cast<fusebox_data_type_t>(9), 2, dims,
+    expect_failure(fusebox_logical_tensor_init_with_dims(&u, 1, static_cast<fusebox_data_type_t>(0x7f), 2, dims,
                                                          fusebox_layout_type_strided, fusebox_tensor_property_undef),
-                   fusebox_invalid_arguments, "data type value 9");
+                   fusebox_invalid_arguments, "data type value 127");
     fusebox_dims_t negative = {2, -3};
     expect_failure(fusebox_logical_tensor_init_with_dims(&u, 1, fusebox_f32, 2, negative, fusebox_layout_type_strided,
                                                          fusebox_tensor_property_undef),
@@ -165,8 +165,8 @@ TEST(capi, ops_and_attributes) {
     OK(fusebox_graph_create(&g, fusebox_cpu));
     OK(fusebox_add_op(g, op)); // every attribute has its attribute's type
 
-    expect_failure(fusebox_op_set_attr_f32(op, fusebox_op_attr_alpha, scales, 2), fusebox_invalid_arguments,
-                   "takes one value, got 2");
+    expect_failure(fusebox_op_set_attr_f32(op, fusebox_op_attr_alpha, nullptr, 1), fusebox_invalid_arguments,
+                   "attribute value is null");
     expect_failure(fusebox_op_set_attr_bool(op, fusebox_op_attr_axes, &keep, 1), fusebox_invalid_arguments,
                    "list attribute takes f32 or s64");
     expect_failure(fusebox_op_set_attr_s64(nullptr, fusebox_op_attr_axis, &axis, 1), fusebox_invalid_arguments,
@@ -335,7 +335,7 @@ TEST(capi, unsupported_partition_and_single_op) {
     fusebox_compiled_partition_t cp;
     OK(fusebox_compiled_partition_create(&cp, p));
     const fusebox_logical_tensor_t *ins[1] = {&a}, *outs[1] = {&b};
-    expect_failure(fusebox_partition_compile(p, cp, 1, ins, 1, outs, engine), fusebox_unimplemented,
+    expect_failure(fusebox_partition_compile(p, cp, 1, ins, 1, outs, engine), fusebox_invalid_arguments,
                    "fusebox does not run");
     expect_failure(fusebox_partition_create_with_op(&p, nullptr, fusebox_cpu), fusebox_invalid_arguments, "op is null");
     OK(fusebox_compiled_partition_destroy(cp));

@@ -31,11 +31,11 @@ std::vector<size_t> ids(const std::vector<lt> &v) {
 TEST(partitioner, debug_policy_gives_one_op_per_partition_in_order) {
     graph g = chain(false);
     auto parts = g.get_partitions(partition::policy::debug);
-    ASSERT_EQ(parts.size(), 3u);
-    for (size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(parts.size(), 4u); // the three Adds, then the End (unsupported, as in oneDNN)
+    for (size_t i = 0; i < 4; ++i) {
         EXPECT_EQ(parts[i].get_id(), i);
         EXPECT_EQ(parts[i].get_ops(), std::vector<size_t>{i});
-        EXPECT_TRUE(parts[i].is_supported());
+        EXPECT_EQ(parts[i].is_supported(), i < 3);
     }
     EXPECT_EQ(ids(parts[1].get_input_ports()), (std::vector<size_t>{4, 2}));
     EXPECT_EQ(ids(parts[2].get_output_ports()), (std::vector<size_t>{6}));
@@ -44,8 +44,9 @@ TEST(partitioner, debug_policy_gives_one_op_per_partition_in_order) {
 TEST(partitioner, fusion_policy_fuses_a_chain_into_one_partition) {
     graph g = chain(false);
     auto parts = g.get_partitions(partition::policy::fusion);
-    ASSERT_EQ(parts.size(), 1u);
+    ASSERT_EQ(parts.size(), 2u);
     EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t>{0, 1, 2}));
+    EXPECT_EQ(parts[1].get_ops(), (std::vector<size_t>{3})); // the End
     EXPECT_EQ(ids(parts[0].get_input_ports()), (std::vector<size_t>{0, 1, 2, 3}));
     EXPECT_EQ(ids(parts[0].get_output_ports()), (std::vector<size_t>{6}));
 }
@@ -53,10 +54,13 @@ TEST(partitioner, fusion_policy_fuses_a_chain_into_one_partition) {
 TEST(partitioner, end_marked_intermediate_splits_the_chain) {
     graph g = chain(true);
     auto parts = g.get_partitions();
-    ASSERT_EQ(parts.size(), 2u);
+    ASSERT_EQ(parts.size(), 4u);
     EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t>{0}));
     EXPECT_EQ(parts[1].get_ops(), (std::vector<size_t>{1, 2}));
     EXPECT_EQ(ids(parts[1].get_input_ports()), (std::vector<size_t>{4, 2, 3}));
+    EXPECT_EQ(parts[2].get_ops(), (std::vector<size_t>{3})); // the Ends, each alone
+    EXPECT_EQ(parts[3].get_ops(), (std::vector<size_t>{4}));
+    EXPECT_FALSE(parts[2].is_supported() || parts[3].is_supported());
 }
 
 TEST(partitioner, fan_out_is_not_fused_away) {
@@ -91,9 +95,10 @@ TEST(partitioner, ops_added_out_of_order_come_back_in_execution_order) {
     g.add_op(op(9, op::kind::End, {f32(4)}, {}));
     g.finalize();
     auto parts = g.get_partitions();
-    ASSERT_EQ(parts.size(), 2u);
+    ASSERT_EQ(parts.size(), 3u);
     EXPECT_EQ(parts[0].get_ops(), std::vector<size_t>{3});
     EXPECT_EQ(parts[1].get_ops(), std::vector<size_t>{7});
+    EXPECT_EQ(parts[2].get_ops(), std::vector<size_t>{9});
 }
 
 } // namespace
