@@ -215,7 +215,7 @@ write("pattern/equal_of_sums_tree.json", [
     op(0, "Add", [lt(0, "f32", s), lt(1, "f32", s)], lt(4, "f32", s), numpy_attr()),
     op(1, "Add", [lt(2, "f32", s), lt(3, "f32", [1024])], lt(5, "f32", s), numpy_attr()),
     op(2, "Equal", [lt(4, "f32", s), lt(5, "f32", s)], lt(6, "boolean", s), numpy_attr())])
-write("pattern/fan_out.json", [  # t4 feeds two ops: two partitions
+write("pattern/fan_out.json", [  # t4 feeds two ops, both in the partition: one pass
     op(0, "Add", [lt(0, "f32", s), lt(1, "f32", s)], lt(4, "f32", s), numpy_attr()),
     op(1, "Add", [lt(4, "f32", s), lt(2, "f32", s)], lt(5, "f32", s), numpy_attr()),
     op(2, "Equal", [lt(4, "f32", s), lt(5, "f32", s)], lt(6, "boolean", s), numpy_attr())])
@@ -332,3 +332,65 @@ layout_single("layout/equal_nchw_to_nhwc_f32.json", "Equal", "f32", [NCHW, NCHW,
 layout_single("layout/add_mixed_f32.json", "Add", "f32", [NHWC, NCHW, NCHW])
 layout_single("layout/add_mixed_bf16.json", "Add", "bf16", [NCHW, NHWC, NCHW])
 layout_single("layout/add_padded_rows_f32.json", "Add", "f32", [NCHW, NCHW, NCHW], pad=[0, 0, 0, 16])
+
+
+# Elementwise regions of exported models (BERT-base / GPT-2 layers, f32). Scalars
+# are rank-0 constant inputs, as exporters write them.
+def const(tid, dtype="f32", shape=None):
+    c = lt(tid, dtype, shape if shape is not None else [])
+    c["property_type"] = "constant"
+    return c
+
+
+def region(path, steps, inputs):
+    """steps: (kind, [input ids], output id, attrs) in order; inputs: id -> logical tensor."""
+    known, ops = dict(inputs), []
+    for i, (kind, ins, out, attrs) in enumerate(steps):
+        shapes = [known[t]["shape"] for t in ins]
+        shape = shapes[0]
+        for sh in shapes[1:]:
+            shape = broadcast(shape, sh)
+        if kind == "Where":
+            shape = broadcast(broadcast(shapes[0], shapes[1]), shapes[2])
+        dtype = "boolean" if kind in COMPARISONS else next(
+            known[t]["dtype"] for t in (ins[1:] if kind == "Where" else ins))
+        known[out] = lt(out, dtype, shape)
+        ops.append(op(i, kind, [known[t] for t in ins], known[out], attrs))
+    write(path, ops)
+
+
+X = [64, 128, 3072]
+f32 = lambda tid, shape: lt(tid, "f32", shape)  # noqa: E731
+region("models/s1_gelu_erf.json", [
+    ("Divide", [0, 1], 10, None), ("Erf", [10], 11, None), ("Add", [11, 2], 12, None),
+    ("Multiply", [0, 12], 13, None), ("Multiply", [13, 3], 14, None)],
+    {0: f32(0, X), 1: const(1), 2: const(2), 3: const(3)})
+region("models/s2_gelu_tanh.json", [
+    ("Pow", [0, 1], 10, None), ("Multiply", [2, 10], 11, None), ("Add", [0, 11], 12, None),
+    ("Multiply", [3, 12], 13, None), ("Tanh", [13], 14, None), ("Add", [4, 14], 15, None),
+    ("Multiply", [5, 0], 16, None), ("Multiply", [16, 15], 17, None)],
+    {0: f32(0, X), 1: const(1), 2: const(2), 3: const(3), 4: const(4), 5: const(5)})
+region("models/s3_quick_gelu.json", [
+    ("Multiply", [0, 1], 10, None), ("Sigmoid", [10], 11, None), ("Multiply", [0, 11], 12, None)],
+    {0: f32(0, X), 1: const(1)})
+region("models/s4_bias_gelu_residual.json", [
+    ("Add", [0, 1], 10, None), ("GELU", [10], 11, {"mode": {"type": "string", "value": "gelu_erf"}}),
+    ("Add", [2, 11], 12, None)],
+    {0: f32(0, X), 1: const(1, "f32", [3072]), 2: f32(2, X)})
+SCORES, MASK = [64, 12, 128, 128], [64, 1, 1, 128]
+region("models/s5_bert_mask.json", [
+    ("Subtract", [1, 2], 10, None), ("Multiply", [10, 3], 11, None), ("Add", [0, 11], 12, None)],
+    {0: f32(0, SCORES), 1: const(1), 2: f32(2, MASK), 3: const(3)})
+region("models/s6_distilbert_mask.json", [
+    ("Equal", [1, 2], 10, None), ("Where", [10, 3, 0], 11, None)],
+    {0: f32(0, SCORES), 1: lt(1, "s64", MASK), 2: const(2, "s64"), 3: const(3)})
+R7 = [8192, 3072]
+region("models/s7_layernorm_tail.json", [
+    ("Subtract", [0, 1], 10, None), ("Add", [2, 3], 11, None), ("Sqrt", [11], 12, None),
+    ("Divide", [10, 12], 13, None), ("Multiply", [13, 4], 14, None), ("Add", [14, 5], 15, None)],
+    {0: f32(0, R7), 1: f32(1, [8192, 1]), 2: f32(2, [8192, 1]), 3: const(3), 4: const(4, "f32", [3072]),
+     5: const(5, "f32", [3072])})
+A8 = [32, 256, 56, 56]
+region("models/s8_residual_relu.json", [("Add", [0, 1], 10, None), ("ReLU", [10], 11, None)],
+       {0: f32(0, A8), 1: f32(1, A8)})
+region("models/s9_add.json", [("Add", [0, 1], 10, None)], {0: f32(0, X), 1: f32(1, X)})

@@ -1,9 +1,12 @@
 // Fusion rule: an op fusebox runs joins the partition of the op producing
 // one of its inputs when that producer is fusible too and the tensor is
 // consumed by this op alone and is not a graph output (no End, not a leaf).
-// Add and Equal are elementwise, so every fused partition is a tree of ops
-// with one output: its root. No tensor inside a partition is read outside it,
-// so a framework op that reads a tensor keeps that tensor materialized.
+// Then, to a fixed point, a producer whose output several ops read joins
+// their partition when all of them are in one (GELU's x, read by Div and
+// Mul): a partition is a DAG of elementwise ops evaluated in one pass, with
+// one output, its root. No tensor inside a partition is read outside it, so a
+// framework op that reads a tensor keeps that tensor materialized, and no
+// cycle can pass through the framework.
 //
 // Partitions come in the order of their last op. That order is a valid
 // schedule: every input of a partition is produced by the root (last op) of
@@ -27,6 +30,18 @@ namespace detail {
 namespace {
 
 bool fusible(const op &o) { return runs_op(o); }
+
+// Whether input k of `o`, when produced inside a partition, lines its dims up
+// with o's output from the right, as numpy does. The exceptions (ONNX's
+// legacy axis, a 1-D bias or slope on the channel dim) place it by attribute;
+// a partition holding a tensor read twice fuses only right-aligned reads, so
+// that both readers place its dims alike whatever the shapes at compile.
+bool right_aligned(const op &o, size_t k) {
+    if (k != 1) return true;
+    if (read_broadcast_rule(o).k == broadcast_rule::kind::legacy_unidirectional) return false;
+    const shape_rule r = find_elementwise(o.get_kind())->shapes;
+    return r != shape_rule::channel && r != shape_rule::slope;
+}
 
 // Ops, attributes, tensor ids/types, math mode and the port descriptors that
 // compile checks given tensors against.
@@ -55,11 +70,15 @@ void add_unique(std::vector<logical_tensor> &list, const logical_tensor &lt) {
 
 std::vector<partition_impl> find_partitions(const graph_impl &g, partition::policy p) {
     const std::vector<op> &ops = g.ops;
-    std::map<size_t, size_t> producer;               // tensor id -> op index
-    std::map<size_t, std::vector<size_t>> consumers; // tensor id -> op indices, one per use
+    std::map<size_t, size_t> producer;                              // tensor id -> op index
+    std::map<size_t, std::vector<size_t>> consumers;                // tensor id -> op indices, one per use
+    std::map<size_t, std::vector<std::pair<size_t, size_t>>> reads; // tensor id -> (op, input) per use
     for (size_t i = 0; i < ops.size(); ++i) {
         for (const auto &lt : ops[i].get_outputs()) producer[lt.get_id()] = i;
-        for (const auto &lt : ops[i].get_inputs()) consumers[lt.get_id()].push_back(i);
+        for (size_t k = 0; k < ops[i].get_inputs().size(); ++k) {
+            consumers[ops[i].get_inputs()[k].get_id()].push_back(i);
+            reads[ops[i].get_inputs()[k].get_id()].emplace_back(i, k);
+        }
     }
 
     // region[i]: index of the op whose partition op i belongs to (union-find).
@@ -78,6 +97,38 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
                 const auto &users = consumers[lt.get_id()];
                 if (std::all_of(users.begin(), users.end(), [&](size_t u) { return u == j; }))
                     region[find(prod->second)] = find(j);
+            }
+        }
+        // A region may read one of its tensors twice only if every read of a
+        // tensor produced inside it is right-aligned.
+        std::map<size_t, bool> aligned; // region root -> every inside read right-aligned
+        auto region_aligned = [&](size_t root) {
+            if (auto it = aligned.find(root); it != aligned.end()) return it->second;
+            bool ok = true;
+            for (size_t i = 0; i < ops.size() && ok; ++i) {
+                if (find(i) != root) continue;
+                const auto &in = ops[i].get_inputs();
+                for (size_t k = 0; k < in.size() && ok; ++k)
+                    if (auto prod = producer.find(in[k].get_id()); prod != producer.end() && find(prod->second) == root)
+                        ok = right_aligned(ops[i], k);
+            }
+            return aligned[root] = ok;
+        };
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (size_t i = ops.size(); i-- > 0;) {
+                if (!fusible(ops[i]) || ops[i].get_outputs().size() != 1) continue;
+                const auto &users = consumers[ops[i].get_outputs()[0].get_id()];
+                if (users.size() < 2) continue; // one reader: the rule above; none: a graph output
+                const size_t target = find(users[0]);
+                if (find(i) == target) continue;
+                bool ok = true;
+                for (size_t u : users) ok = ok && fusible(ops[u]) && find(u) == target;
+                for (const auto &[u, k] : reads[ops[i].get_outputs()[0].get_id()]) ok = ok && right_aligned(ops[u], k);
+                if (!ok || !region_aligned(target) || !region_aligned(find(i))) continue;
+                aligned.erase(target), aligned.erase(find(i));
+                region[find(i)] = target;
+                changed = true;
             }
         }
     }

@@ -74,4 +74,24 @@ TEST(mask_fusion, logical_and_bitwise_chains_fuse) {
     expect_one_exact_partition(ops, {{0, a}, {1, b}}, 14);
 }
 
+// A tensor read by two ops of the region (the biased value of a bias + GELU
+// as PyTorch exports it, here with exact ops): one pass, t computed once per
+// element and read twice, equal to the op-by-op run and the reference.
+TEST(mask_fusion, a_value_read_twice_inside_the_region_is_one_pass) {
+    std::mt19937_64 rng(23);
+    const dims shape{16, 384};
+    for (dt t : {dt::f32, dt::bf16, dt::s32}) {
+        auto x = std::make_shared<buffer>(lt(0, t, shape)), b = std::make_shared<buffer>(lt(1, t, dims{384}));
+        auto r = std::make_shared<buffer>(lt(2, t, shape));
+        fill(*x, rng), fill(*b, rng), fill(*r, rng);
+        std::vector<op> ops = {
+            op(0, op::kind::Add, {lt(0, t, shape), lt(1, t, dims{384})}, {lt(10, dt::undef, any)}),
+            op(1, op::kind::Maximum, {lt(10, dt::undef, any), lt(2, t, shape)}, {lt(11, dt::undef, any)}),
+            op(2, op::kind::Multiply, {lt(10, dt::undef, any), lt(11, dt::undef, any)}, {lt(12, dt::undef, any)}),
+            op(3, op::kind::Subtract, {lt(12, dt::undef, any), lt(10, dt::undef, any)}, {lt(13, dt::undef, any)}),
+        };
+        expect_one_exact_partition(ops, {{0, x}, {1, b}, {2, r}}, 13);
+    }
+}
+
 } // namespace

@@ -63,17 +63,53 @@ TEST(partitioner, end_marked_intermediate_splits_the_chain) {
     EXPECT_FALSE(parts[2].is_supported() || parts[3].is_supported());
 }
 
-TEST(partitioner, fan_out_is_not_fused_away) {
+TEST(partitioner, a_tensor_read_twice_inside_is_fused_into_one_pass) {
     graph g(engine::kind::cpu);
     g.add_op(op(0, op::kind::Add, {f32(0), f32(1)}, {f32(2)}));
     g.add_op(op(1, op::kind::Add, {f32(2), f32(3)}, {f32(4)}));
     g.add_op(op(2, op::kind::Equal, {f32(2), f32(4)}, {lt(5, dt::boolean, {4, 4})}));
     g.finalize();
     auto parts = g.get_partitions();
+    ASSERT_EQ(parts.size(), 1u); // t2 feeds both later ops, both in the partition
+    EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t>{0, 1, 2}));
+    EXPECT_EQ(ids(parts[0].get_input_ports()), (std::vector<size_t>{0, 1, 3}));
+    EXPECT_EQ(ids(parts[0].get_output_ports()), (std::vector<size_t>{5}));
+}
+
+TEST(partitioner, a_tensor_read_twice_stays_materialized_when_read_outside) {
+    for (const auto outside : {op::kind::End, op::kind::Wildcard}) {
+        graph g(engine::kind::cpu);
+        g.add_op(op(0, op::kind::Add, {f32(0), f32(1)}, {f32(2)}));
+        g.add_op(op(1, op::kind::Add, {f32(2), f32(3)}, {f32(4)}));
+        g.add_op(op(2, op::kind::Multiply, {f32(2), f32(4)}, {f32(5)}));
+        g.add_op(op(3, outside, {f32(2)}, outside == op::kind::End ? std::vector<lt>{} : std::vector<lt>{f32(6)}));
+        g.finalize();
+        auto parts = g.get_partitions();
+        ASSERT_EQ(parts.size(), 3u);
+        EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t>{0})); // t2 leaves the graph: its Add stays alone
+        EXPECT_EQ(parts[1].get_ops(), (std::vector<size_t>{1, 2}));
+        EXPECT_EQ(parts[2].get_ops(), (std::vector<size_t>{3}));
+    }
+}
+
+TEST(partitioner, a_tensor_read_twice_is_not_fused_under_a_legacy_axis) {
+    // Add-6 with broadcast=1, axis=0 places its second input by attribute: t2
+    // would line up differently for its two readers, so it is materialized.
+    const auto legacy_axis0 = [](op o) {
+        return o.set_attr(op::attr::broadcast, int64_t{1}).set_attr(op::attr::axis, int64_t{0});
+    };
+    graph g(engine::kind::cpu);
+    g.add_op(op(0, op::kind::Add, {lt(0, dt::f32, {4}), lt(1, dt::f32, {4})}, {lt(2, dt::f32, {4})}));
+    g.add_op(
+        legacy_axis0(op(1, op::kind::Add, {lt(3, dt::f32, {4, 5}), lt(2, dt::f32, {4})}, {lt(4, dt::f32, {4, 5})})));
+    g.add_op(op(2, op::kind::Multiply, {lt(2, dt::f32, {4}), lt(5, dt::f32, {4})}, {lt(6, dt::f32, {4})}));
+    g.add_op(
+        legacy_axis0(op(3, op::kind::Add, {lt(4, dt::f32, {4, 5}), lt(6, dt::f32, {4})}, {lt(7, dt::f32, {4, 5})})));
+    g.finalize();
+    auto parts = g.get_partitions();
     ASSERT_EQ(parts.size(), 2u);
     EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t>{0}));
-    EXPECT_EQ(parts[1].get_ops(), (std::vector<size_t>{1, 2}));
-    EXPECT_EQ(ids(parts[1].get_input_ports()), (std::vector<size_t>{2, 3}));
+    EXPECT_EQ(parts[1].get_ops(), (std::vector<size_t>{1, 2, 3}));
 }
 
 TEST(partitioner, tree_of_two_adds_and_an_equal_is_one_partition) {
