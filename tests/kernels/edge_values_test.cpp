@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <random>
 
 #include "test_util.hpp"
 
@@ -82,6 +84,36 @@ TEST(edge_values, mixed_f32_bf16_add_rounds_once_in_f32) {
     EXPECT_EQ(out[0], 1.f + std::ldexp(1.f, -20));
     EXPECT_EQ(out[1], 1e-40f + ref_bf16_to_f32(0x0001));
     EXPECT_TRUE(std::signbit(out[2]));
+}
+
+// One small integer exponent for a whole run takes products in double, not
+// libm's pow: the results must be pow's all the same, specials included.
+TEST(edge_values, pow_by_one_small_integer_exponent_is_pow) {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> x = {nan,    0.f,   -0.f,   inf,    -inf,          1.f,    -1.f,    1.5f,
+                            -2.75f, 1e10f, 1e-10f, -3e38f, 3.4028235e38f, 1e-45f, -1e-45f, 1.17549435e-38f,
+                            7.f,    -0.1f};
+    std::mt19937_64 rng(5);
+    for (int i = 0; i < 2000; ++i) { // every magnitude, both signs
+        uint32_t bits = static_cast<uint32_t>(rng());
+        float f;
+        std::memcpy(&f, &bits, 4);
+        x.push_back(f);
+    }
+    std::vector<uint16_t> xh, xb;
+    for (float f : x) xh.push_back(h(f)), xb.push_back(bf(f));
+    const buffer a32 = make(0, dt::f32, x), a16 = make(0, dt::f16, xh), ab16 = make(0, dt::bf16, xb);
+    for (float k : {0.f, 1.f, 2.f, 3.f, 4.f, -1.f, -2.f, 0.5f, 5.f}) {
+        SCOPED_TRACE(k);
+        buffer e(logical_tensor(1, dt::f32, dims{}));
+        std::memcpy(e.data(), &k, 4);
+        run_everywhere(op::kind::Pow, a32, e);
+        run_everywhere(op::kind::Pow, a16, e);
+        buffer ei(logical_tensor(1, dt::s32, dims{}));
+        const int32_t ki = static_cast<int32_t>(k);
+        std::memcpy(ei.data(), &ki, 4);
+        if (k == static_cast<float>(ki)) run_everywhere(op::kind::Pow, ab16, ei);
+    }
 }
 
 TEST(edge_values, integer_add_wraps) {

@@ -141,10 +141,26 @@ void pow_loop(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_
     auto *a = static_cast<const typename B::storage *>(a_);
     auto *b = static_cast<const typename E::storage *>(b_);
     auto *out = static_cast<typename B::storage *>(out_);
+    using X = std::remove_cv_t<decltype(B::in(a[0]))>;
+    if constexpr (std::is_same_v<X, float>) {
+        // One small integer exponent for the whole run (GELU's x^3, a square):
+        // x^k by products in double, each exact but the last, which rounds
+        // once, so the double is x^k correctly rounded (pow's result, within
+        // libm's accuracy), then rounded to the base type as below.
+        const float yf = n > 0 && sb == 0 ? static_cast<float>(E::in(b[0])) : 0.5f;
+        const auto run = [&](auto power) {
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = B::out(static_cast<float>(power(static_cast<double>(B::in(a[sa * i])))));
+        };
+        if (yf == 2.f) return run([](double x) { return x * x; });
+        if (yf == 3.f) return run([](double x) { return x * x * x; });
+        if (yf == 4.f) return run([](double x) { return (x * x) * (x * x); });
+        if (yf == -1.f) return run([](double x) { return 1 / x; });
+        if (yf == -2.f) return run([](double x) { return 1 / (x * x); });
+    }
     for (int64_t i = 0; i < n; ++i) {
         const auto x = B::in(a[sa * i]);
         const auto y = E::in(b[sb * i]);
-        using X = std::remove_cv_t<decltype(x)>;
         if constexpr (std::is_same_v<X, double>) {
             out[i] = std::pow(x, static_cast<double>(y));
         } else if constexpr (std::is_same_v<X, float>) {
