@@ -56,20 +56,11 @@ template <typename T, typename F> void json_list(std::ostream &os, const std::ve
     os << ']';
 }
 
-const char *layout_name(logical_tensor::layout_type l) {
-    switch (l) {
-    case logical_tensor::layout_type::undef: return "undef";
-    case logical_tensor::layout_type::any: return "any";
-    case logical_tensor::layout_type::strided: return "strided";
-    case logical_tensor::layout_type::opaque: return "opaque";
-    }
-    return "undef";
-}
-
 const char *property_name(logical_tensor::property_type p) {
     switch (p) {
     case logical_tensor::property_type::variable: return "variable";
     case logical_tensor::property_type::constant: return "constant";
+    case logical_tensor::property_type::host_scalar: return "host_scalar";
     default: return "undef";
     }
 }
@@ -133,6 +124,16 @@ void write_file(const std::string &name, const std::string &text) {
 }
 
 } // namespace
+
+const char *layout_name(logical_tensor::layout_type l) {
+    switch (l) {
+    case logical_tensor::layout_type::undef: return "undef";
+    case logical_tensor::layout_type::any: return "any";
+    case logical_tensor::layout_type::strided: return "strided";
+    case logical_tensor::layout_type::opaque: return "opaque";
+    }
+    return "undef";
+}
 
 const char *fpmath_name(fpmath_mode m) {
     switch (m) {

@@ -11,6 +11,8 @@ namespace fusebox::detail {
 
 /// "strict", "bf16", ... as oneDNN Graph's JSON spells fpmath modes.
 const char *fpmath_name(fpmath_mode m);
+/// "undef", "any", "strided", "opaque", as oneDNN Graph's JSON spells layout types.
+const char *layout_name(logical_tensor::layout_type l);
 
 /// The dump bits in force: set_dump_mode's, else FUSEBOX_GRAPH_DUMP's.
 unsigned dump_mode();

@@ -17,6 +17,7 @@ namespace {
 using detail::access;
 using detail::dims_of;
 using detail::fail;
+using detail::layout_name;
 using detail::op_ref;
 using detail::strides_of;
 using dims = logical_tensor::dims;
@@ -35,16 +36,6 @@ logical_tensor with_type(const logical_tensor &lt, data_type dt) {
     auto layout = lt.get_layout_type() == logical_tensor::layout_type::undef ? logical_tensor::layout_type::any
                                                                              : lt.get_layout_type();
     return logical_tensor(lt.get_id(), dt, layout);
-}
-
-const char *layout_name(logical_tensor::layout_type l) {
-    switch (l) {
-    case logical_tensor::layout_type::undef: return "undef";
-    case logical_tensor::layout_type::any: return "any";
-    case logical_tensor::layout_type::strided: return "strided";
-    case logical_tensor::layout_type::opaque: return "opaque";
-    }
-    return "unknown";
 }
 
 // Combines two descriptors of one tensor id; throws when they contradict.

@@ -125,7 +125,9 @@ tensor_desc parse_tensor(const json &j, const std::string &where) {
         t.property = logical_tensor::property_type::constant;
     else if (prop == "variable")
         t.property = logical_tensor::property_type::variable;
-    else if (prop != "undef" && prop != "host_scalar")
+    else if (prop == "host_scalar")
+        t.property = logical_tensor::property_type::host_scalar;
+    else if (prop != "undef")
         bad(where + ".property_type", "unknown property \"" + prop + "\"");
     if (t.layout != logical_tensor::layout_type::strided) t.strides.clear(); // "any" may carry a placeholder
     if (!t.strides.empty() && t.strides.size() != t.shape.size())
