@@ -154,57 +154,6 @@ logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims
     return strided;
 }
 
-// The iteration space, independent of the logical dim order: drops size-1
-// dims, orders the rest by the output's strides (outermost first), merges
-// dim i into i+1 wherever every stride vector allows, and finally moves the
-// unit-stride dim of an operand read across the inner dim (a transposing
-// operand) next to the inner dim, where kernels tile the two.
-void order_and_merge_dims(fused_expr &e) {
-    std::vector<dims *> all{&e.out_strides};
-    for (auto &o : e.operands) all.push_back(&o.strides);
-    if (e.numel() == 0) {
-        e.shape = {0};
-        for (dims *s : all) *s = {0};
-        return;
-    }
-    std::vector<size_t> order;
-    for (size_t i = 0; i < e.shape.size(); ++i)
-        if (e.shape[i] != 1) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return e.out_strides[a] > e.out_strides[b]; });
-    dims shape;
-    std::vector<dims> merged(all.size());
-    for (size_t i : order) {
-        bool can_merge = !shape.empty();
-        for (size_t k = 0; can_merge && k < all.size(); ++k)
-            can_merge = checked_mul((*all[k])[i], e.shape[i]) == merged[k].back();
-        if (can_merge) {
-            shape.back() *= e.shape[i];
-            for (size_t k = 0; k < all.size(); ++k) merged[k].back() = (*all[k])[i];
-        } else {
-            shape.push_back(e.shape[i]);
-            for (size_t k = 0; k < all.size(); ++k) merged[k].push_back((*all[k])[i]);
-        }
-    }
-    if (shape.empty()) { // one element
-        shape = {1};
-        for (auto &m : merged) m = {0};
-    }
-    const size_t inner = shape.size() - 1;
-    for (size_t k = 1; k < merged.size() && inner > 0; ++k) {
-        const dims &st = merged[k];
-        if (st[inner] == 0 || st[inner] == 1) continue;
-        auto unit = std::find(st.begin(), st.end() - 1, 1);
-        if (unit == st.end() - 1) continue;
-        const size_t t = static_cast<size_t>(unit - st.begin());
-        std::rotate(shape.begin() + t, shape.begin() + t + 1, shape.begin() + inner);
-        for (auto &m : merged) std::rotate(m.begin() + t, m.begin() + t + 1, m.begin() + inner);
-        break;
-    }
-    e.shape = shape;
-    for (size_t k = 0; k < all.size(); ++k) *all[k] = merged[k];
-}
-
 // The index of operand `use` in e.operands, added if new.
 int operand_index(fused_expr &e, operand use) {
     auto same = std::find_if(e.operands.begin(), e.operands.end(),
@@ -391,7 +340,7 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
             concrete_ops->push_back(std::move(c));
         }
     }
-    order_and_merge_dims(e);
+    e.merge_dims();
     return e;
 }
 

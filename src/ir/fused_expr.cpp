@@ -1,5 +1,6 @@
 #include "ir/fused_expr.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <numeric>
 #include <sstream>
@@ -43,6 +44,59 @@ std::string fused_expr::to_string() const {
         os << " c" << k << "=" << data_type_name(constants[k].dt) << ":0x" << hex;
     }
     return os.str();
+}
+
+} // namespace fusebox::detail
+
+namespace fusebox::detail {
+
+// Drops size-1 dims, orders the rest by the output's strides (outermost
+// first), merges dim i into i+1 wherever every stride vector allows, and
+// finally moves the unit-stride dim of an operand read across the inner dim
+// (a transposing operand) next to the inner dim, where kernels tile the two.
+void fused_expr::merge_dims() {
+    std::vector<dims *> all{&out_strides};
+    for (auto &o : operands) all.push_back(&o.strides);
+    if (numel() == 0) {
+        shape = {0};
+        for (dims *s : all) *s = {0};
+        return;
+    }
+    std::vector<size_t> order;
+    for (size_t i = 0; i < shape.size(); ++i)
+        if (shape[i] != 1) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return out_strides[a] > out_strides[b]; });
+    dims to;
+    std::vector<dims> merged(all.size());
+    for (size_t i : order) {
+        bool can_merge = !to.empty();
+        for (size_t k = 0; can_merge && k < all.size(); ++k)
+            can_merge = checked_mul((*all[k])[i], shape[i]) == merged[k].back();
+        if (can_merge) {
+            to.back() *= shape[i];
+            for (size_t k = 0; k < all.size(); ++k) merged[k].back() = (*all[k])[i];
+        } else {
+            to.push_back(shape[i]);
+            for (size_t k = 0; k < all.size(); ++k) merged[k].push_back((*all[k])[i]);
+        }
+    }
+    if (to.empty()) { // one element
+        to = {1};
+        for (auto &m : merged) m = {0};
+    }
+    const size_t inner = to.size() - 1;
+    for (size_t k = 1; k < merged.size() && inner > 0; ++k) {
+        const dims &st = merged[k];
+        if (st[inner] == 0 || st[inner] == 1) continue;
+        auto unit = std::find(st.begin(), st.end() - 1, 1);
+        if (unit == st.end() - 1) continue;
+        const size_t t = static_cast<size_t>(unit - st.begin());
+        std::rotate(to.begin() + t, to.begin() + t + 1, to.begin() + inner);
+        for (auto &m : merged) std::rotate(m.begin() + t, m.begin() + t + 1, m.begin() + inner);
+        break;
+    }
+    shape = to;
+    for (size_t k = 0; k < all.size(); ++k) *all[k] = merged[k];
 }
 
 } // namespace fusebox::detail

@@ -59,6 +59,11 @@ struct fused_expr {
     /// the output strides, then each node with its operands as input ports
     /// and strides, e.g. "shape=64x4096 out=4096s1 n0=Add(f32 in0:4096s1 f32 in1:0s1)->f32".
     std::string to_string() const;
+    /// Makes `shape`, `out_strides` and the operands' strides canonical:
+    /// size-1 dims dropped, the rest ordered by the output's strides and
+    /// merged wherever every operand and the output allow it, the unit-stride
+    /// dim of an operand read across the inner dim moved next to it.
+    void merge_dims();
 };
 
 } // namespace fusebox::detail

@@ -803,9 +803,10 @@ inline int64_t ulp_distance(dt t, const void *x, const void *y) {
     return a > b ? static_cast<int64_t>(a - b) : static_cast<int64_t>(b - a);
 }
 
-/// Empty when `actual` holds the same elements as `expected` (floats compare
-/// NaN to NaN as equal, everything else bit for bit, or floats within
-/// `max_ulp` units in the last place); else the first mismatch.
+/// Empty when `actual` holds the same elements as `expected`, each read in
+/// its own layout (floats compare NaN to NaN as equal, everything else bit
+/// for bit, or floats within `max_ulp` units in the last place); else the
+/// first mismatch.
 inline std::string first_mismatch(const buffer &expected, const buffer &actual, int64_t max_ulp = 0) {
     const logical_tensor &lt = expected.lt;
     const dt t = lt.get_data_type();
@@ -814,7 +815,8 @@ inline std::string first_mismatch(const buffer &expected, const buffer &actual, 
     for_each_index(lt.get_dims(), [&](int64_t, const dims &idx) {
         if (!first.empty()) return;
         const int64_t off = offset_of(expected.strides, idx);
-        const unsigned char *x = expected.bytes.data() + off * es, *y = actual.bytes.data() + off * es;
+        const unsigned char *x = expected.bytes.data() + off * es,
+                            *y = actual.bytes.data() + offset_of(actual.strides, idx) * es;
         if (std::memcmp(x, y, es) == 0) return;
         if (is_float_type(t) && std::isnan(as_double(t, x, 0)) && std::isnan(as_double(t, y, 0))) return;
         if (max_ulp > 0 && is_float_type(t) && !std::isnan(as_double(t, x, 0)) && !std::isnan(as_double(t, y, 0)) &&

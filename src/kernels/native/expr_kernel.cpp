@@ -19,6 +19,7 @@
 #include "common/errors.hpp"
 #include "common/parallel.hpp"
 #include "common/small_buffer.hpp"
+#include "ir/hoist.hpp"
 #include "kernels/native/binary_ops.hpp"
 
 namespace fusebox::detail {
@@ -751,6 +752,48 @@ int64_t stream_threshold_bytes() {
     return bytes;
 }
 
-std::unique_ptr<kernel> make_native_kernel(const fused_expr &e) { return std::make_unique<native_expr_kernel>(e); }
+namespace {
+
+// A partition with sub-expressions over a smaller broadcast shape
+// (ir/hoist.hpp): each stage writes its buffer (one allocation from the
+// engine for all of them), then the main pass reads them as inputs.
+class staged_kernel final : public kernel {
+public:
+    explicit staged_kernel(const staged_expr &s)
+        : kernel({}), main_(s.main), n_inputs_(s.main.inputs.size() - s.stages.size()) {
+        facts_ = main_.facts();
+        for (const fused_expr &stage : s.stages) {
+            stages_.emplace_back(stage);
+            offsets_.push_back(bytes_);
+            const size_t es = data_type_size(stage.output.get_data_type());
+            bytes_ += (static_cast<size_t>(stage.numel()) * es + 63) / 64 * 64;
+        }
+    }
+
+    void execute(const void *const *inputs, void *output, const exec_context &ctx) const override {
+        scratch_buffer buffers(ctx.alloc, bytes_, "the buffers of a partition's broadcast sub-expressions");
+        small_buffer<const void *, 16> all(n_inputs_ + stages_.size());
+        std::copy(inputs, inputs + n_inputs_, all.data());
+        for (size_t k = 0; k < stages_.size(); ++k) all[n_inputs_ + k] = buffers.data() + offsets_[k];
+        for (size_t k = 0; k < stages_.size(); ++k) stages_[k].execute(all.data(), buffers.data() + offsets_[k], ctx);
+        main_.execute(all.data(), output, ctx);
+    }
+
+private:
+    std::vector<native_expr_kernel> stages_;
+    std::vector<size_t> offsets_;
+    native_expr_kernel main_;
+    size_t n_inputs_, bytes_ = 0;
+};
+
+} // namespace
+
+// Sub-expressions whose buffer stays in half the L2 are always worth
+// hoisting (ir/hoist.hpp); larger ones when they read back no wider.
+std::unique_ptr<kernel> make_native_kernel(const fused_expr &e) {
+    staged_expr s = hoist_invariants(e, caches().l2 / 2);
+    if (s.stages.empty()) return std::make_unique<native_expr_kernel>(e);
+    return std::make_unique<staged_kernel>(s);
+}
 
 } // namespace fusebox::detail

@@ -1,0 +1,149 @@
+#include "ir/hoist.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "interface/dtype.hpp"
+
+namespace fusebox::detail {
+namespace {
+
+using dim_set = uint64_t; // bit d: dim d of the iteration space
+
+// The dims (of more than one element) along which operand o is broadcast.
+dim_set broadcast_dims(const fused_expr &e, const operand &o) {
+    dim_set s = 0;
+    for (size_t d = 0; d < e.shape.size(); ++d)
+        if (e.shape[d] > 1 && o.strides[d] == 0) s |= dim_set{1} << d;
+    return s;
+}
+
+// What the nodes of `e` up to `target` compute of it, as an expression over
+// `shape` writing `out_strides`: node m with buffer[m] >= 0 is read from
+// input port e.inputs.size() + buffer[m] (strides buffer_strides[buffer[m]]
+// over e.shape) instead of being computed.
+fused_expr extract(const fused_expr &e, size_t target, const std::vector<int> &buffer,
+                   const std::vector<dims> &buffer_strides, const std::vector<logical_tensor> &inputs,
+                   const dims &shape, const dims &out_strides, const logical_tensor &output) {
+    const size_t n_in = e.inputs.size();
+    fused_expr x;
+    x.inputs = inputs;
+    x.output = output;
+    x.constants = e.constants;
+    x.shape = shape;
+    x.out_strides = out_strides;
+    // The nodes `target` needs, stopping at buffers.
+    std::vector<char> needed(target + 1, 0);
+    needed[target] = 1;
+    for (size_t n = target + 1; n-- > 0;) {
+        if (!needed[n] || (n != target && buffer[n] >= 0)) continue;
+        for (int k = 0; k < e.nodes[n].n_args; ++k)
+            if (e.nodes[n].arg[k] < 0) needed[static_cast<size_t>(~e.nodes[n].arg[k])] = 1;
+    }
+    auto use = [&](operand o) {
+        auto same = std::find_if(x.operands.begin(), x.operands.end(),
+                                 [&](const operand &y) { return y.port == o.port && y.strides == o.strides; });
+        if (same != x.operands.end()) return static_cast<int>(same - x.operands.begin());
+        x.operands.push_back(std::move(o));
+        return static_cast<int>(x.operands.size() - 1);
+    };
+    std::vector<int> index(target + 1, -1);
+    for (size_t n = 0; n <= target; ++n) {
+        if (!needed[n] || (n != target && buffer[n] >= 0)) continue;
+        expr_node node = e.nodes[n];
+        for (int k = 0; k < node.n_args; ++k) {
+            const int a = node.arg[k];
+            if (a >= 0) {
+                operand o = e.operands[static_cast<size_t>(a)];
+                if (e.is_constant(o)) o.port += inputs.size() - n_in; // constants follow the buffers
+                node.arg[k] = use(std::move(o));
+            } else if (const int b = buffer[static_cast<size_t>(~a)]; b >= 0) {
+                node.arg[k] = use({n_in + static_cast<size_t>(b), buffer_strides[static_cast<size_t>(b)]});
+            } else {
+                node.arg[k] = ~index[static_cast<size_t>(~a)];
+            }
+        }
+        index[n] = static_cast<int>(x.nodes.size());
+        x.nodes.push_back(node);
+    }
+    x.merge_dims();
+    return x;
+}
+
+} // namespace
+
+staged_expr hoist_invariants(const fused_expr &e, int64_t cache_bytes) {
+    staged_expr r;
+    const size_t rank = e.shape.size(), count = e.nodes.size();
+    const int64_t total = e.numel();
+    if (count < 2 || rank > 64 || total < kMinElements) {
+        r.main = e;
+        return r;
+    }
+    // Per node: the dims it is broadcast on (those of all its operands), the
+    // widest input element it is computed from, and whether some reader of
+    // it is not broadcast on all of its dims.
+    std::vector<dim_set> bcast(count);
+    std::vector<size_t> widest(count, 0);
+    std::vector<char> read_wider(count, 0);
+    for (size_t n = 0; n < count; ++n) {
+        const expr_node &x = e.nodes[n];
+        dim_set s = ~dim_set{0};
+        for (int k = 0; k < x.n_args; ++k) {
+            if (x.arg[k] >= 0) {
+                const operand &o = e.operands[static_cast<size_t>(x.arg[k])];
+                s &= broadcast_dims(e, o);
+                if (!e.is_constant(o)) widest[n] = std::max(widest[n], data_type_size(e.operand_type(o)));
+            } else {
+                const size_t m = static_cast<size_t>(~x.arg[k]);
+                s &= bcast[m];
+                widest[n] = std::max(widest[n], widest[m]);
+            }
+        }
+        bcast[n] = s;
+        for (int k = 0; k < x.n_args; ++k)
+            if (x.arg[k] < 0 && bcast[static_cast<size_t>(~x.arg[k])] != s)
+                read_wider[static_cast<size_t>(~x.arg[k])] = 1;
+    }
+    // The nodes computed once (never the output's), in evaluation order, so
+    // that a buffer read by a later stage is written before it.
+    std::vector<int> buffer(count, -1);
+    std::vector<size_t> roots;
+    std::vector<dims> buffer_strides, stage_shape, stage_strides;
+    std::vector<logical_tensor> inputs = e.inputs;
+    for (size_t n = 0; n + 1 < count; ++n) {
+        if (!bcast[n] || !read_wider[n]) continue;
+        int64_t repeat = 1;
+        dims shape = e.shape;
+        for (size_t d = 0; d < rank; ++d)
+            if (bcast[n] >> d & 1) repeat *= shape[d], shape[d] = 1;
+        const size_t es = data_type_size(e.nodes[n].out_dt);
+        const int64_t bytes = total / repeat * static_cast<int64_t>(es);
+        if (repeat < kMinRepeat || (bytes > cache_bytes && es > widest[n])) continue;
+        // The buffer: dense over the smaller shape in the iteration space's
+        // order; read back with stride 0 along the broadcast dims.
+        dims dense(rank), read(rank);
+        for (int64_t d = static_cast<int64_t>(rank) - 1, step = 1; d >= 0; --d) {
+            dense[static_cast<size_t>(d)] = step;
+            read[static_cast<size_t>(d)] = shape[static_cast<size_t>(d)] == 1 ? 0 : step;
+            step *= shape[static_cast<size_t>(d)];
+        }
+        buffer[n] = static_cast<int>(roots.size());
+        roots.push_back(n);
+        inputs.emplace_back(inputs.size(), e.nodes[n].out_dt, shape, dense);
+        buffer_strides.push_back(read);
+        stage_shape.push_back(shape);
+        stage_strides.push_back(dense);
+    }
+    if (roots.empty()) {
+        r.main = e;
+        return r;
+    }
+    for (size_t k = 0; k < roots.size(); ++k)
+        r.stages.push_back(extract(e, roots[k], buffer, buffer_strides, inputs, stage_shape[k], stage_strides[k],
+                                   inputs[e.inputs.size() + k]));
+    r.main = extract(e, count - 1, buffer, buffer_strides, inputs, e.shape, e.out_strides, e.output);
+    return r;
+}
+
+} // namespace fusebox::detail
