@@ -439,3 +439,70 @@ TEST(element_ops, unary_ternary_right_shift_and_fmod_loops_match_reference) {
 }
 
 } // namespace
+
+namespace {
+
+// Division by one divisor (stride 0) avoids the divider where it can
+// (binary_ops.cpp, divide_by_one): every quotient must still be the correctly
+// rounded x / d. Dividends: every significand of [1, 2) and both signs
+// (quotients scale exactly by powers of two inside the range it handles, so
+// these stand for every dividend there), then the edges of that range and the
+// special values; divisors: significands with patterns the corrections are
+// sensitive to (all ones, one ulp above a power of two), everyday constants,
+// random ones, and some outside the range (the plain division).
+TEST(element_ops, division_by_one_divisor_is_correctly_rounded) {
+    std::vector<float> a;
+    for (uint32_t m = 0; m < (1u << 23); ++m) {
+        const uint32_t bits = 0x3f800000u | m;
+        float x;
+        std::memcpy(&x, &bits, 4);
+        a.push_back(x);
+        a.push_back(-x * 0x1p40f);
+    }
+    for (float x : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p60f, 0x1p-60f, 0x1.fffffep59f, 0x1.000002p-60f, 0x1p61f,
+                    0x1p-61f, 1e-40f, 3.4e38f, -1.2e-38f})
+        a.push_back(x);
+    std::vector<float> divisors = {1.0f,      1.41421356f,   0.1f,          3.0f,     7.0f,     1.702f,
+                                   -10000.0f, 0x1.fffffep0f, 0x1.000002p0f, 0x1p60f,  0x1p-60f, 1e30f,
+                                   1e-30f,    0.0f,          -0.0f,         INFINITY, NAN};
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> sig(1.0f, 2.0f);
+    for (int k = 0; k < 6; ++k) divisors.push_back(sig(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 40) - 20));
+    std::vector<float> out(a.size());
+    const int f = static_cast<int>(fusebox::detail::ew_fn::divide), t = fusebox::detail::dtype_index(dt::f32);
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target()) {
+        if (std::string(ops->isa) == "SCALAR") continue; // (no vector loop)
+        for (float d : divisors) {
+            ops->binary[f][t][t](a.data(), 1, &d, 0, out.data(), static_cast<int64_t>(a.size()), false);
+            size_t wrong = 0, first = 0;
+            for (size_t i = 0; i < a.size(); ++i) {
+                const float want = a[i] / d;
+                if (std::memcmp(&want, &out[i], 4) != 0 && !(std::isnan(want) && std::isnan(out[i])))
+                    first = wrong++ ? first : i;
+            }
+            EXPECT_EQ(wrong, 0u) << ops->isa << ": " << a[first] << " / " << d << " gave " << out[first] << ", not "
+                                 << a[first] / d;
+        }
+    }
+    // f64: random dividends over the whole range it handles.
+    std::vector<double> a64, out64(1 << 20);
+    std::mt19937_64 r64(6);
+    for (size_t i = 0; i < out64.size(); ++i) {
+        const double x =
+            std::ldexp(1.0 + static_cast<double>(r64() >> 11) * 0x1p-53, static_cast<int>(r64() % 1100) - 550);
+        a64.push_back(i % 2 ? -x : x);
+    }
+    const int t64 = fusebox::detail::dtype_index(dt::f64);
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
+        for (double d : {1.4142135623730951, 3.0, 0x1.fffffffffffffp0, 1e-300, 0x1p-500, 0x1p500}) {
+            ops->binary[f][t64][t64](a64.data(), 1, &d, 0, out64.data(), static_cast<int64_t>(a64.size()), false);
+            size_t wrong = 0;
+            for (size_t i = 0; i < a64.size(); ++i) {
+                const double want = a64[i] / d;
+                wrong += std::memcmp(&want, &out64[i], 8) != 0;
+            }
+            EXPECT_EQ(wrong, 0u) << ops->isa << " f64 / " << d;
+        }
+}
+
+} // namespace

@@ -12,6 +12,8 @@
 //           log1p_p   (log(1 + f) - f) / f^2 in f
 //           exp_p     (e^r - 1 - r) / r^2 in r
 //           erfc_q    erfc(a) e^(a^2) / t in centred t, t = 2 / (2 + a)
+//           erf_x1    erf(x) / x - 1 in centred x (absolute error)
+//           erfc_x    erfc(x) in centred x (absolute error)
 //           expm1_r   (e^r - 1) / r in r
 //           log1p_f   log(1 + f) / f in f
 //           softplus_q  (log(1 + e^y) - ln 2 - y/2) / y^2 in y^2
@@ -52,6 +54,8 @@ const function kFunctions[] = {
          return erfcl(a) * expl(a * a) / t;
      },
      true, false},
+    {"erf_x1", [](ld x) { return x == 0 ? 2 / sqrtl(M_PIl) - 1 : erfl(x) / x - 1; }, true, true},
+    {"erfc_x", [](ld x) { return erfcl(x); }, true, true},
     {"expm1_r", [](ld v) { return v == 0 ? 1.0L : expm1l(v) / v; }, false, false},
     {"log1p_f", [](ld v) { return v == 0 ? 1.0L : log1pl(v) / v; }, false, false},
     {"softplus_q",

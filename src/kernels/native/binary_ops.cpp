@@ -544,12 +544,59 @@ template <typename T> void select_values(const void *const *in, const int64_t *s
     }
 }
 
+// Dividends whose quotient by any divisor in the same range is computed
+// without a division (divide_by_one): no intermediate of the corrections
+// under- or overflows there.
+template <typename T> constexpr T kDivideSafe = sizeof(T) == 4 ? T(0x1p60) : T(0x1p500);
+
+#if HWY_TARGET <= HWY_AVX2
+// x / d for one divisor d in every lane, x in [1/kDivideSafe, kDivideSafe]
+// and d too: with inv = 1 / d correctly rounded, q0 = x inv is within two
+// ulps of x / d; one correction by the remainder (exact with FMA) brings it
+// within one, and a second is then the correctly rounded quotient
+// (Markstein: a quotient within an ulp and the rounded reciprocal give
+// RN(q + (x - q d) inv) = RN(x / d)). Five FMA-unit operations instead of a
+// division, whose unit is slower and shared by the core's two threads.
+template <class V> HWY_INLINE V divide_by(V x, V d, V inv) {
+    const V q0 = hn::Mul(x, inv);
+    const V q1 = hn::MulAdd(hn::NegMulAdd(q0, d, x), inv, q0);
+    return hn::MulAdd(hn::NegMulAdd(q1, d, x), inv, q1);
+}
+#endif
+
+// out = a / b[0] for contiguous f32 or f64 a, when b[0] is within the safe
+// range: vectors whose every dividend is in it by divide_by, the others (a
+// zero, an infinity or NaN, a huge or tiny value) by division. False (nothing
+// written) when b[0] is out of range or the target has no FMA.
+template <typename T> bool divide_by_one(const T *a, T b, T *out, int64_t n, bool stream) {
+#if HWY_TARGET <= HWY_AVX2
+    const T safe = kDivideSafe<T>, ab = std::fabs(b);
+    if (!(ab >= 1 / safe && ab <= safe)) return false;
+    const hn::ScalableTag<T> d;
+    const auto by = hn::Set(d, b), inv = hn::Set(d, T(1) / b), lo = hn::Set(d, 1 / safe), hi = hn::Set(d, safe);
+    store_loop(
+        d, hn::Lanes(d), out, n, stream,
+        [&](int64_t i) {
+            const auto x = hn::LoadU(d, a + i), ax = hn::Abs(x);
+            return hn::AllTrue(d, hn::And(hn::Ge(ax, lo), hn::Le(ax, hi))) ? divide_by(x, by, inv) : hn::Div(x, by);
+        },
+        [&](int64_t i) { return a[i] / b; }, a, 1, &b, 0);
+    return true;
+#else
+    (void)a, (void)b, (void)out, (void)n, (void)stream;
+    return false;
+#endif
+}
+
 // out = F(a, b) over one type T (integers wrap; floats IEEE).
 template <class F, typename T>
 void binary(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
     const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
     T *out = static_cast<T *>(out_);
     auto scalar = [&](int64_t i) { return F::template scalar<T>(a[sa * i], b[sb * i]); };
+    if constexpr (std::is_same_v<F, divide_fn> && std::is_floating_point_v<T>) {
+        if (sa == 1 && sb == 0 && divide_by_one(a, b[0], out, n, stream)) return;
+    }
     if constexpr (F::template vector<T>) {
         const hn::ScalableTag<T> d;
         store_loop(
