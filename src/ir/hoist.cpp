@@ -70,9 +70,34 @@ fused_expr extract(const fused_expr &e, size_t target, const std::vector<int> &b
     return x;
 }
 
+// e with dim d split into (shape[d] / r, r), every stride vector with it.
+fused_expr split_dim(const fused_expr &e, size_t d, int64_t r) {
+    fused_expr x = e;
+    auto split = [&](dims &st) {
+        st.insert(st.begin() + static_cast<std::ptrdiff_t>(d) + 1, st[d]);
+        st[d] *= r;
+    };
+    x.shape.insert(x.shape.begin() + static_cast<std::ptrdiff_t>(d) + 1, r);
+    x.shape[d] /= r;
+    split(x.out_strides);
+    for (auto &o : x.operands) split(o.strides);
+    return x;
+}
+
+// The main pass's rows are at least this long where a buffer can make them
+// so (the kernel's per-row cost shows below, expr_kernel.cpp's kShortRow).
+constexpr int64_t kLongRow = 1024;
+
+// hoist_invariants, never reducing the dims in `keep`.
+staged_expr hoist(const fused_expr &e, int64_t cache_bytes, dim_set keep);
+
 } // namespace
 
-staged_expr hoist_invariants(const fused_expr &e, int64_t cache_bytes) {
+staged_expr hoist_invariants(const fused_expr &e, int64_t cache_bytes) { return hoist(e, cache_bytes, 0); }
+
+namespace {
+
+staged_expr hoist(const fused_expr &e, int64_t cache_bytes, dim_set keep) {
     staged_expr r;
     const size_t rank = e.shape.size(), count = e.nodes.size();
     const int64_t total = e.numel();
@@ -100,7 +125,7 @@ staged_expr hoist_invariants(const fused_expr &e, int64_t cache_bytes) {
                 widest[n] = std::max(widest[n], widest[m]);
             }
         }
-        bcast[n] = s;
+        bcast[n] = s & ~keep;
         for (int k = 0; k < x.n_args; ++k)
             if (x.arg[k] < 0 && bcast[static_cast<size_t>(~x.arg[k])] != s)
                 read_wider[static_cast<size_t>(~x.arg[k])] = 1;
@@ -139,11 +164,28 @@ staged_expr hoist_invariants(const fused_expr &e, int64_t cache_bytes) {
         r.main = e;
         return r;
     }
+    // A buffer broadcast along the dim next to short rows: it repeats
+    // itself over enough of that dim to make rows of kLongRow (a whole
+    // number of times; a buffer that many times larger), so that the main
+    // pass reads long rows (DistilBERT's mask over rows of 128 keys).
+    const int64_t row = e.shape[rank - 1];
+    if (keep == 0 && rank >= 2 && row < kLongRow && row > 1) {
+        const size_t next = rank - 2;
+        const bool along_next = std::any_of(roots.begin(), roots.end(), [&](size_t n) { return bcast[n] >> next & 1; });
+        for (int64_t times = (kLongRow + row - 1) / row; along_next && times * kMinRepeat <= e.shape[next]; ++times)
+            if (e.shape[next] % times == 0) {
+                staged_expr wide = hoist(split_dim(e, next, times), cache_bytes, dim_set{1} << (next + 1));
+                if (!wide.stages.empty()) return wide;
+                break;
+            }
+    }
     for (size_t k = 0; k < roots.size(); ++k)
         r.stages.push_back(extract(e, roots[k], buffer, buffer_strides, inputs, stage_shape[k], stage_strides[k],
                                    inputs[e.inputs.size() + k]));
     r.main = extract(e, count - 1, buffer, buffer_strides, inputs, e.shape, e.out_strides, e.output);
     return r;
 }
+
+} // namespace
 
 } // namespace fusebox::detail

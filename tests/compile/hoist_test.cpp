@@ -60,6 +60,17 @@ TEST(hoist, the_mask_arithmetic_runs_once_over_the_mask_shape) {
     EXPECT_EQ(stage.constants.at(one.port - 3).bits, 0x3f800000u);
 }
 
+TEST(hoist, a_buffer_next_to_short_rows_repeats_to_make_them_long) {
+    // Rows of 128 keys: the buffer holds each mask row 8 times, so that the
+    // main pass walks rows of 1024.
+    const staged_expr s = hoist_invariants(bert_mask(4, 96, 128), int64_t{1} << 20);
+    ASSERT_EQ(s.stages.size(), 1u);
+    EXPECT_EQ(s.stages[0].numel(), 4 * 8 * 128);
+    EXPECT_EQ(s.main.shape, (dims{4, 12, 1024}));
+    ASSERT_EQ(s.main.nodes.size(), 1u);
+    EXPECT_EQ(s.main.operands[static_cast<size_t>(s.main.nodes[0].arg[1])].strides, (dims{1024, 0, 1}));
+}
+
 TEST(hoist, small_expressions_and_small_repeats_stay_whole) {
     EXPECT_TRUE(hoist_invariants(bert_mask(1, 3, 1024), int64_t{1} << 20).stages.empty()); // repeated 3 times
     EXPECT_TRUE(hoist_invariants(bert_mask(2, 8, 16), int64_t{1} << 20).stages.empty());   // 256 elements
@@ -139,6 +150,24 @@ TEST(hoist, nested_stages_read_twice_equal_op_by_op) {
         check_nested({}, t);
         check_nested({12 * 32 * 32, 1, 32 * 12, 12}, t); // scores channels-last: a transposing pass
     }
+}
+
+TEST(hoist, a_where_mask_over_short_rows_equals_op_by_op) {
+    std::mt19937_64 rng(34);
+    const dims scores{2, 12, 16, 128}, mask{2, 1, 1, 128};
+    auto m = std::make_shared<buffer>(lt(1, dt::s64, mask));
+    for (int64_t i = 0; i < 256; ++i) static_cast<int64_t *>(m->data())[i] = static_cast<int64_t>(rng() % 2);
+    std::vector<op> ops = {
+        op(0, op::kind::Equal, {lt(1, dt::s64, mask), lt(2, dt::s64, dims{})}, {lt(10, dt::undef, any)}),
+        op(1, op::kind::Where, {lt(10, dt::undef, any), lt(3, dt::f32, dims{}), lt(0, dt::f32, scores)},
+           {lt(11, dt::undef, any)}),
+    };
+    expect_one_exact_partition(ops,
+                               {{0, random_tensor(lt(0, dt::f32, scores), rng)},
+                                {1, m},
+                                {2, scalar(2, dt::s64, int64_t{0})},
+                                {3, scalar(3, dt::f32, -3.4028234e38f)}},
+                               11);
 }
 
 TEST(hoist, a_constant_subexpression_is_one_element) {
