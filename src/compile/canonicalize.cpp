@@ -154,15 +154,6 @@ logical_tensor resolve_output(const logical_tensor &lt, data_type dt, const dims
     return strided;
 }
 
-// The index of operand `use` in e.operands, added if new.
-int operand_index(fused_expr &e, operand use) {
-    auto same = std::find_if(e.operands.begin(), e.operands.end(),
-                             [&](const operand &x) { return x.port == use.port && x.strides == use.strides; });
-    const int index = static_cast<int>(same - e.operands.begin());
-    if (same == e.operands.end()) e.operands.push_back(std::move(use));
-    return index;
-}
-
 // The bytes of `v` as an element of `dt` (a float type: rounded to nearest
 // even; an integer type: `v` is one of its values).
 uint64_t constant_bits(data_type dt, long double v) {
@@ -311,7 +302,7 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
             const dims &strides = strides_of(e.inputs[use.port]);
             for (size_t d = 0; d < shape.size(); ++d)
                 if (shape[d] != 1) use.strides[p[d]] = strides[d];
-            resolved[k] = operand_index(e, std::move(use));
+            resolved[k] = e.operand_index(std::move(use));
         }
         const size_t end = i + 1 < n_ops ? first_node[i + 1] : e.nodes.size();
         for (size_t n = first_node[i]; n < end; ++n)
@@ -320,7 +311,7 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
                 if (a >= 0)
                     a = resolved[a];
                 else if (a <= kConstant)
-                    a = operand_index(e, {e.inputs.size() + static_cast<size_t>(kConstant - a), dims(rank, 0)});
+                    a = e.operand_index({e.inputs.size() + static_cast<size_t>(kConstant - a), dims(rank, 0)});
             }
     }
     if (concrete_ops) {

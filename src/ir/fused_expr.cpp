@@ -46,9 +46,13 @@ std::string fused_expr::to_string() const {
     return os.str();
 }
 
-} // namespace fusebox::detail
-
-namespace fusebox::detail {
+int fused_expr::operand_index(operand use) {
+    auto same = std::find_if(operands.begin(), operands.end(),
+                             [&](const operand &x) { return x.port == use.port && x.strides == use.strides; });
+    const int index = static_cast<int>(same - operands.begin());
+    if (same == operands.end()) operands.push_back(std::move(use));
+    return index;
+}
 
 // Drops size-1 dims, orders the rest by the output's strides (outermost
 // first), merges dim i into i+1 wherever every stride vector allows, and

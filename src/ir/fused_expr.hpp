@@ -55,6 +55,8 @@ struct fused_expr {
     /// The element type of an operand (an input's or a constant's).
     data_type operand_type(const operand &o) const;
     bool is_constant(const operand &o) const { return o.port >= inputs.size(); }
+    /// The index of operand `use` in `operands`, added if new.
+    int operand_index(operand use);
     /// Comma-free form for the verbose log and tests: the iteration space,
     /// the output strides, then each node with its operands as input ports
     /// and strides, e.g. "shape=64x4096 out=4096s1 n0=Add(f32 in0:4096s1 f32 in1:0s1)->f32".

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/access.hpp"
 #include "interface/dtype.hpp"
 
 namespace fusebox::detail {
@@ -40,13 +41,6 @@ fused_expr extract(const fused_expr &e, size_t target, const std::vector<int> &b
         for (int k = 0; k < e.nodes[n].n_args; ++k)
             if (e.nodes[n].arg[k] < 0) needed[static_cast<size_t>(~e.nodes[n].arg[k])] = 1;
     }
-    auto use = [&](operand o) {
-        auto same = std::find_if(x.operands.begin(), x.operands.end(),
-                                 [&](const operand &y) { return y.port == o.port && y.strides == o.strides; });
-        if (same != x.operands.end()) return static_cast<int>(same - x.operands.begin());
-        x.operands.push_back(std::move(o));
-        return static_cast<int>(x.operands.size() - 1);
-    };
     std::vector<int> index(target + 1, -1);
     for (size_t n = 0; n <= target; ++n) {
         if (!needed[n] || (n != target && buffer[n] >= 0)) continue;
@@ -56,9 +50,9 @@ fused_expr extract(const fused_expr &e, size_t target, const std::vector<int> &b
             if (a >= 0) {
                 operand o = e.operands[static_cast<size_t>(a)];
                 if (e.is_constant(o)) o.port += inputs.size() - n_in; // constants follow the buffers
-                node.arg[k] = use(std::move(o));
+                node.arg[k] = x.operand_index(std::move(o));
             } else if (const int b = buffer[static_cast<size_t>(~a)]; b >= 0) {
-                node.arg[k] = use({n_in + static_cast<size_t>(b), buffer_strides[static_cast<size_t>(b)]});
+                node.arg[k] = x.operand_index({n_in + static_cast<size_t>(b), buffer_strides[static_cast<size_t>(b)]});
             } else {
                 node.arg[k] = ~index[static_cast<size_t>(~a)];
             }
@@ -134,7 +128,7 @@ staged_expr hoist(const fused_expr &e, int64_t cache_bytes, dim_set keep) {
     // that a buffer read by a later stage is written before it.
     std::vector<int> buffer(count, -1);
     std::vector<size_t> roots;
-    std::vector<dims> buffer_strides, stage_shape, stage_strides;
+    std::vector<dims> buffer_strides; // each buffer's strides over e.shape
     std::vector<logical_tensor> inputs = e.inputs;
     for (size_t n = 0; n + 1 < count; ++n) {
         if (!bcast[n] || !read_wider[n]) continue;
@@ -157,8 +151,6 @@ staged_expr hoist(const fused_expr &e, int64_t cache_bytes, dim_set keep) {
         roots.push_back(n);
         inputs.emplace_back(inputs.size(), e.nodes[n].out_dt, shape, dense);
         buffer_strides.push_back(read);
-        stage_shape.push_back(shape);
-        stage_strides.push_back(dense);
     }
     if (roots.empty()) {
         r.main = e;
@@ -179,9 +171,11 @@ staged_expr hoist(const fused_expr &e, int64_t cache_bytes, dim_set keep) {
                 break;
             }
     }
-    for (size_t k = 0; k < roots.size(); ++k)
-        r.stages.push_back(extract(e, roots[k], buffer, buffer_strides, inputs, stage_shape[k], stage_strides[k],
-                                   inputs[e.inputs.size() + k]));
+    for (size_t k = 0; k < roots.size(); ++k) {
+        const logical_tensor &written = inputs[e.inputs.size() + k];
+        r.stages.push_back(
+            extract(e, roots[k], buffer, buffer_strides, inputs, dims_of(written), strides_of(written), written));
+    }
     r.main = extract(e, count - 1, buffer, buffer_strides, inputs, e.shape, e.out_strides, e.output);
     return r;
 }
