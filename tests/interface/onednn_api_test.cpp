@@ -312,6 +312,36 @@ TEST_F(allocator_test, scratch_of_a_large_fused_partition_goes_through_it) {
     for (float v : out) ASSERT_EQ(v, 0.25f * 81);
 }
 
+TEST_F(allocator_test, buffers_of_broadcast_subexpressions_go_through_it) {
+    // BERT's mask: Mul(Sub(1, mask), -10000) is computed once over the mask's
+    // shape, into a buffer from the engine's allocator.
+    const dims scores{2, 12, 16, 32}, mask{2, 1, 1, 32};
+    graph g(engine::kind::cpu);
+    g.add_op(op(0, op::kind::Subtract, {lt(0, dt::f32, dims{}), lt(1, dt::f32, mask)}, {lt(10, dt::f32, mask)}));
+    g.add_op(op(1, op::kind::Multiply, {lt(10, dt::f32, mask), lt(2, dt::f32, dims{})}, {lt(11, dt::f32, mask)}));
+    g.add_op(op(2, op::kind::Add, {lt(3, dt::f32, scores), lt(11, dt::f32, mask)}, {lt(12, dt::f32, scores)}));
+    g.finalize();
+    auto parts = g.get_partitions();
+    ASSERT_EQ(parts.size(), 1u);
+    const auto ins = parts[0].get_input_ports();
+    auto cp = parts[0].compile(ins, {lt(12, dt::f32, scores)}, eng);
+    std::vector<float> one{1.f}, big{-10000.f}, m(64), x(12288, 0.5f), out(12288, -1.f);
+    for (size_t i = 0; i < m.size(); ++i) m[i] = static_cast<float>(i % 2);
+    std::map<size_t, float *> data{{0, one.data()}, {1, m.data()}, {2, big.data()}, {3, x.data()}};
+    std::vector<tensor> in_t;
+    for (const auto &port : ins) in_t.emplace_back(port, eng, data.at(port.get_id()));
+    stream s(eng);
+    counting_allocator::fail = true;
+    expect_status([&] { cp.execute(s, in_t, {tensor(lt(12, dt::f32, scores), eng, out.data())}); },
+                  status::out_of_memory, "broadcast sub-expressions");
+    for (float v : out) ASSERT_EQ(v, -1.f);
+    counting_allocator::fail = false;
+    cp.execute(s, in_t, {tensor(lt(12, dt::f32, scores), eng, out.data())});
+    EXPECT_EQ(counting_allocator::total, 1);
+    EXPECT_EQ(counting_allocator::live, 0);
+    for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], i % 2 ? 0.5f : 0.5f - 10000.f) << "element " << i;
+}
+
 TEST(onednn_api, compiled_partition_cache_capacity) {
     const int before = get_compiled_partition_cache_capacity();
     EXPECT_EQ(before, 1024);
