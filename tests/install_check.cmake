@@ -17,6 +17,8 @@ run(${WORK_DIR}/build/getting_started)
 run(${WORK_DIR}/build/fusion_inplace)
 run(${WORK_DIR}/build/from_onednn_graph)
 run(${WORK_DIR}/build/c_api)
+run(${WORK_DIR}/build/onnx_import ${SOURCE_DIR}/examples/onnx/transformer_block.onnx)
+run(${WORK_DIR}/prefix/bin/fusebox-onnx ${SOURCE_DIR}/examples/onnx/transformer_block.onnx)
 # C and non-CMake users: pkg-config.
 find_program(PKG_CONFIG pkg-config REQUIRED)
 find_program(CC_COMPILER NAMES cc gcc clang REQUIRED)

@@ -307,6 +307,10 @@ private:
                 shape->add_dim()->set_dim_value(d);
             }
         }
+        if (!opts_.shapes.empty()) // the shapes the model states for other values held for its own inputs
+            for (auto *list : {m_.mutable_graph()->mutable_output(), m_.mutable_graph()->mutable_value_info()})
+                for (auto &v : *list)
+                    if (v.type().has_tensor_type()) v.mutable_type()->mutable_tensor_type()->clear_shape();
         for (const auto &s : opts_.shapes)
             if (!names.count(s.first))
                 fail(status::invalid_arguments, "a shape is given for '" + s.first + "', which is not a graph input");
@@ -436,6 +440,7 @@ private:
                 n.kind = o.get_kind();
             } catch (const error &e) { // valid ONNX that fusebox does not run (a cast to string)
                 n.unsupported_reason = e.what();
+                if (n.unsupported_reason.rfind("fusebox: ", 0) == 0) n.unsupported_reason.erase(0, 9);
             }
         }
         if (!n.unsupported_reason.empty()) add_wildcard(n, outs);
@@ -506,8 +511,8 @@ private:
         std::vector<logical_tensor> ins;
         for (int k = 0; k < nd.input_size(); ++k) {
             const std::string &name = nd.input(k);
-            if (name.empty()) { // Clip-11+'s absent min (a max follows): the lowest value of the type
-                if (kind != op::kind::Clip || k != 1)
+            if (name.empty()) { // Clip-11+'s absent min (a max follows: the lowest value of the type) or max
+                if (kind != op::kind::Clip)
                     fail(status::invalid_graph, node_ref(n) + ": input " + std::to_string(k) + " is empty");
                 if (k + 1 < nd.input_size() && !nd.input(k + 1).empty()) ins.push_back(lowest_of(n, nd.input(0)));
                 continue;
@@ -655,7 +660,9 @@ model model::load(const std::string &path, const import_options &options) {
     try {
         return load_bytes(bytes.data(), bytes.size(), options);
     } catch (const error &e) {
-        throw error(e.get_status(), std::string(e.what()) + " (" + path + ")");
+        std::string what = e.what();
+        if (what.rfind("fusebox: ", 0) == 0) what.erase(0, 9); // the error adds it again
+        throw error(e.get_status(), what + " (" + path + ")");
     }
 }
 
