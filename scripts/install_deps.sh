@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages fusebox needs to build, test and benchmark.
+# Installs the Debian 12 packages fusebox needs to build, test and benchmark
+# (python3-onnx and python3-numpy: the scripts that write the ONNX schema table
+# and the example model).
 # Idempotent: packages already installed are skipped; nothing is downloaded
 # outside Debian's archive.
 set -euo pipefail
@@ -11,6 +13,7 @@ packages=(
   nlohmann-json3-dev gnuplot-nox
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libmpfr-dev
+  python3-onnx python3-numpy
 )
 
 missing=()

@@ -123,6 +123,9 @@ const schema_row *version_in_force(const std::string &op, int64_t opset) {
     return best;
 }
 
+// True when type set `m` holds TensorProto data type `t`.
+bool allows(uint32_t m, int t) { return t > 0 && t < 32 && (m >> t & 1u); }
+
 bool has_attr(const schema_row &r, const std::string &name) {
     std::istringstream in(r.attrs);
     for (std::string a; in >> a;)
@@ -185,6 +188,8 @@ owned_tensor read_tensor_proto(const TensorProto &t, size_t id, data_type read_a
     size_t n = 1;
     for (int64_t d : shape) {
         if (d < 0) fail(status::invalid_shape, "tensor '" + t.name() + "' has a negative dim");
+        if (d > 0 && n > (size_t{1} << 48) / static_cast<size_t>(d))
+            fail(status::invalid_shape, "tensor '" + t.name() + "' is too large");
         n *= static_cast<size_t>(d);
     }
     owned_tensor out;
@@ -476,7 +481,7 @@ private:
             }
             const int p = r.input_param[std::min(k, 2)], t = onnx_type_of(nd.input(k));
             if (!t) continue;
-            if (!(r.types[p] >> t & 1u)) {
+            if (!allows(r.types[p], t)) {
                 const std::string what = node_ref(n) + ": input " + std::to_string(k) + " is " + onnx_type_name(t) +
                                          ", which " + n.op_type + "-" + std::to_string(r.since) + " does not take";
                 if (past_known) { // a version newer than the table may take it: the framework's
@@ -498,8 +503,8 @@ private:
                 if (m >> t & 1u) out = t;
         for (const auto &a : nd.attribute())
             if (a.name() == "to") {
-                out = static_cast<int>(a.i());
-                if (!(m >> out & 1u))
+                out = a.i() >= 0 && a.i() < 32 ? static_cast<int>(a.i()) : 0;
+                if (!allows(m, out))
                     fail(status::invalid_data_type, node_ref(n) + ": Cast-" + std::to_string(r.since) +
                                                         " has no target type " + onnx_type_name(out));
             }

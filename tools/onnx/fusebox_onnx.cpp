@@ -97,7 +97,8 @@ std::vector<std::string> expression(const fx::model &m, const partition &p) {
         if (it == made.end() || (!top && named.count(v))) return leaf(m, v);
         std::string s = it->second->op_type + "(";
         for (size_t k = 0; k < it->second->inputs.size(); ++k)
-            s += (k ? ", " : "") + (it->second->inputs[k].empty() ? std::string("-") : text(it->second->inputs[k], false));
+            s += (k ? ", " : "") +
+                 (it->second->inputs[k].empty() ? std::string("-") : text(it->second->inputs[k], false));
         return s + ")";
     };
     std::vector<std::string> lines;
@@ -201,7 +202,8 @@ std::string compare(const tensor &want, const tensor &got, bool approximate) {
         if (t == data_type::string) {
             const auto *a = static_cast<const string_view_t *>(want.get_data_handle()) + i;
             const auto *b = static_cast<const string_view_t *>(got.get_data_handle()) + i;
-            if (a->size != b->size || std::memcmp(a->data, b->data, a->size)) return "element " + std::to_string(i) + " differs";
+            if (a->size != b->size || std::memcmp(a->data, b->data, a->size))
+                return "element " + std::to_string(i) + " differs";
             continue;
         }
         const auto *a = static_cast<const unsigned char *>(want.get_data_handle()) + i * es;
@@ -220,9 +222,9 @@ std::string compare(const tensor &want, const tensor &got, bool approximate) {
 }
 
 bool has_approximate(const fx::model &m) {
-    static const std::set<op::kind> kinds = {op::kind::Exp,  op::kind::Log,      op::kind::Tanh, op::kind::Sigmoid,
-                                             op::kind::Erf,  op::kind::Elu,      op::kind::Selu, op::kind::SoftPlus,
-                                             op::kind::Mish, op::kind::GELU,     op::kind::Pow};
+    static const std::set<op::kind> kinds = {op::kind::Exp,  op::kind::Log,  op::kind::Tanh, op::kind::Sigmoid,
+                                             op::kind::Erf,  op::kind::Elu,  op::kind::Selu, op::kind::SoftPlus,
+                                             op::kind::Mish, op::kind::GELU, op::kind::Pow};
     for (const fx::node &n : m.get_nodes())
         if (kinds.count(n.kind)) return true;
     return false;
@@ -255,8 +257,8 @@ int run_dir(const fx::model &m, const fs::path &dir) {
         std::string verdict;
         for (size_t k = 0; k < out_t.size() && verdict.empty(); ++k) {
             const fx::value &v = m.get_outputs()[k];
-            const fx::tensor_file want = fx::load_tensor((set / ("output_" + std::to_string(k) + ".pb")).string(), 0,
-                                                         eng, v.lt.get_data_type());
+            const fx::tensor_file want =
+                fx::load_tensor((set / ("output_" + std::to_string(k) + ".pb")).string(), 0, eng, v.lt.get_data_type());
             const std::string why = compare(want.data, out_t[k], has_approximate(m));
             if (!why.empty()) verdict = "output '" + v.name + "': " + why;
         }
