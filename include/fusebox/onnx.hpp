@@ -73,7 +73,9 @@ public:
     /// Every node, in model order (Constant nodes included: they became constants).
     const std::vector<node> &get_nodes() const;
     /// The constant tensors (initializers, Constant nodes, and the bounds
-    /// standing for Clip's absent min/max): bound to data the model owns.
+    /// standing for Clip's absent min/max): bound to data the model owns, so a
+    /// copy of one is valid while the model (or a copy of it, or a session
+    /// made from it) lives.
     const std::vector<tensor> &get_constants() const;
     /// The value of a name or of a logical tensor id; throws invalid_arguments for unknown ones.
     const value &get_value(const std::string &name) const;
@@ -86,6 +88,7 @@ public:
 private:
     friend class session;
     explicit model(std::shared_ptr<const impl> p) : impl_(std::move(p)) {}
+    const impl &self() const; // throws invalid_arguments on a moved-from model
     std::shared_ptr<const impl> impl_;
 };
 

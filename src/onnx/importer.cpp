@@ -196,39 +196,44 @@ owned_tensor read_tensor_proto(const TensorProto &t, size_t id, data_type read_a
     out.lt =
         logical_tensor(id, type, shape, logical_tensor::layout_type::strided, logical_tensor::property_type::constant);
     const size_t es = data_type_size(type);
+    // The elements the proto holds must match its dims before anything is allocated for them.
+    const auto held = [&]() -> size_t {
+        if (type == data_type::string) return static_cast<size_t>(t.string_data_size());
+        if (t.has_raw_data()) return t.raw_data().size() / es;
+        switch (type) {
+        case data_type::f32: return static_cast<size_t>(t.float_data_size());
+        case data_type::f64: return static_cast<size_t>(t.double_data_size());
+        case data_type::s64: return static_cast<size_t>(t.int64_data_size());
+        case data_type::u64:
+        case data_type::u32: return static_cast<size_t>(t.uint64_data_size());
+        default: return static_cast<size_t>(t.int32_data_size());
+        }
+    }();
+    if (type != data_type::string && t.has_raw_data() && t.raw_data().size() != n * es)
+        fail(status::invalid_shape, "tensor '" + t.name() + "' has " + std::to_string(t.raw_data().size()) +
+                                        " bytes of raw data for its " + std::to_string(n * es));
+    if (held != n)
+        fail(status::invalid_shape,
+             "tensor '" + t.name() + "' holds " + std::to_string(held) + " elements for its " + std::to_string(n));
     out.bytes.resize(std::max<size_t>(n * es, 1));
-    auto count_is = [&](int have) {
-        if (static_cast<size_t>(have) != n)
-            fail(status::invalid_shape,
-                 "tensor '" + t.name() + "' holds " + std::to_string(have) + " elements for its " + std::to_string(n));
-    };
     if (type == data_type::string) {
-        count_is(t.string_data_size());
         out.strings = std::make_shared<std::vector<std::string>>(t.string_data().begin(), t.string_data().end());
         for (size_t i = 0; i < n; ++i)
             put(out.bytes, i, string_view_t{(*out.strings)[i].data(), (*out.strings)[i].size()});
     } else if (t.has_raw_data()) {
-        if (t.raw_data().size() != n * es)
-            fail(status::invalid_shape, "tensor '" + t.name() + "' has " + std::to_string(t.raw_data().size()) +
-                                            " bytes of raw data for its " + std::to_string(n * es));
         std::memcpy(out.bytes.data(), t.raw_data().data(), n * es);
     } else if (type == data_type::f32) {
-        count_is(t.float_data_size());
         for (size_t i = 0; i < n; ++i) put(out.bytes, i, t.float_data(static_cast<int>(i)));
     } else if (type == data_type::f64) {
-        count_is(t.double_data_size());
         for (size_t i = 0; i < n; ++i) put(out.bytes, i, t.double_data(static_cast<int>(i)));
     } else if (type == data_type::s64) {
-        count_is(t.int64_data_size());
         for (size_t i = 0; i < n; ++i) put(out.bytes, i, t.int64_data(static_cast<int>(i)));
     } else if (type == data_type::u64 || type == data_type::u32) {
-        count_is(t.uint64_data_size());
         for (size_t i = 0; i < n; ++i) {
             const uint64_t v = t.uint64_data(static_cast<int>(i));
             std::memcpy(out.bytes.data() + i * es, &v, es); // little-endian: the low bytes
         }
     } else { // 8/16-bit integers, bool, f16, bf16, s32: int32_data holds each element's bits
-        count_is(t.int32_data_size());
         for (size_t i = 0; i < n; ++i) {
             const uint32_t v = static_cast<uint32_t>(t.int32_data(static_cast<int>(i)));
             std::memcpy(out.bytes.data() + i * es, &v, es);
@@ -301,8 +306,9 @@ private:
             names.insert(in.name());
             auto it = opts_.shapes.find(in.name());
             if (it == opts_.shapes.end()) continue;
+            const bool declared = in.type().tensor_type().has_shape(); // a declared rank 0 is a rank too
             auto *shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
-            if (shape->dim_size() != 0 && shape->dim_size() != static_cast<int>(it->second.size()))
+            if (declared && shape->dim_size() != static_cast<int>(it->second.size()))
                 fail(status::invalid_shape, "input '" + in.name() + "' has rank " + std::to_string(shape->dim_size()) +
                                                 "; the shape given has rank " + std::to_string(it->second.size()));
             shape->clear_dim();
@@ -444,6 +450,7 @@ private:
                 out_.g.add_op(o);
                 n.kind = o.get_kind();
             } catch (const error &e) { // valid ONNX that fusebox does not run (a cast to string)
+                if (e.get_status() != status::invalid_data_type && e.get_status() != status::unimplemented) throw;
                 n.unsupported_reason = e.what();
                 if (n.unsupported_reason.rfind("fusebox: ", 0) == 0) n.unsupported_reason.erase(0, 9);
             }
@@ -460,10 +467,21 @@ private:
     // Checks the node against its version; returns the ONNX type of each
     // output (0 where the inputs' types are not known).
     std::vector<int> check(node &n, const NodeProto &nd, const schema_row &r) {
-        for (const auto &a : nd.attribute())
-            if (!has_attr(r, a.name()))
-                fail(status::invalid_graph, node_ref(n) + ": " + n.op_type + "-" + std::to_string(r.since) +
-                                                " has no attribute '" + a.name() + "'");
+        const std::string version = n.op_type + "-" + std::to_string(r.since);
+        for (const auto &a : nd.attribute()) {
+            if (has_attr(r, a.name())) {
+                check_attribute(n, version, a);
+            } else if (out_.opset > newest_known_opset()) { // a version newer than the table may have it
+                n.unsupported_reason = version + " (the newest this importer knows) has no attribute '" + a.name() +
+                                       "'; opset " + std::to_string(out_.opset) + " may";
+            } else {
+                fail(status::invalid_graph, node_ref(n) + ": " + version + " has no attribute '" + a.name() + "'");
+            }
+        }
+        for (const char *required : {"to", "direction"})
+            if (has_attr(r, required) && std::none_of(nd.attribute().begin(), nd.attribute().end(),
+                                                      [&](const AttributeProto &a) { return a.name() == required; }))
+                fail(status::invalid_graph, node_ref(n) + ": " + version + " requires attribute '" + required + "'");
         const int count = nd.input_size();
         if (count < r.min_inputs || (r.max_inputs >= 0 && count > r.max_inputs))
             fail(status::invalid_graph, node_ref(n) + ": " + std::to_string(count) + " inputs; " + n.op_type + "-" +
@@ -503,12 +521,59 @@ private:
                 if (m >> t & 1u) out = t;
         for (const auto &a : nd.attribute())
             if (a.name() == "to") {
-                out = a.i() >= 0 && a.i() < 32 ? static_cast<int>(a.i()) : 0;
+                out = cast_target(a, r.since);
                 if (!allows(m, out))
                     fail(status::invalid_data_type, node_ref(n) + ": Cast-" + std::to_string(r.since) +
                                                         " has no target type " + onnx_type_name(out));
             }
         return {out};
+    }
+
+    // The TensorProto data type a Cast's `to` names (Cast-1: by name, "FLOAT"), 0 for none.
+    static int cast_target(const AttributeProto &a, int since) {
+        if (since == 1) {
+            TensorProto::DataType t;
+            return TensorProto::DataType_Parse(a.s(), &t) ? static_cast<int>(t) : 0;
+        }
+        return a.i() > 0 && a.i() < 32 ? static_cast<int>(a.i()) : 0;
+    }
+
+    // An attribute the version has: its type, and its value where the spec
+    // restricts it. Errors here are the model's; they never become Wildcards.
+    static void check_attribute(const node &n, const std::string &version, const AttributeProto &a) {
+        using T = AttributeProto;
+        const std::string &name = a.name();
+        T::AttributeType want = T::FLOAT;
+        if (name == "broadcast" || name == "axis" || name == "fmod" || name == "detect_positive" ||
+            name == "detect_negative" || name == "saturate" || (name == "to" && version != "Cast-1"))
+            want = T::INT;
+        else if (name == "direction" || name == "approximate" || name == "to")
+            want = T::STRING;
+        else if (name == "consumed_inputs")
+            want = T::INTS;
+        const bool present =
+            a.type() == want ||
+            (a.type() == T::UNDEFINED && ((want == T::INT && a.has_i()) || (want == T::FLOAT && a.has_f()) ||
+                                          (want == T::STRING && a.has_s()) || (want == T::INTS && a.ints_size() > 0)));
+        if (!present)
+            fail(status::invalid_graph, node_ref(n) + ": attribute '" + name + "' of " + version + " is a" +
+                                            (want == T::INT      ? "n int"
+                                             : want == T::STRING ? " string"
+                                             : want == T::INTS   ? " list of ints"
+                                                                 : " float") +
+                                            " (the model gives " + T::AttributeType_Name(a.type()) + ")");
+        auto expect = [&](bool ok, const std::string &allowed) {
+            if (!ok)
+                fail(status::invalid_graph, node_ref(n) + ": attribute '" + name + "' of " + version + " is " +
+                                                (want == T::STRING ? "'" + a.s() + "'" : std::to_string(a.i())) + " (" +
+                                                allowed + ")");
+        };
+        if (name == "broadcast" || name == "fmod" || name == "detect_positive" || name == "detect_negative" ||
+            name == "saturate")
+            expect(a.i() == 0 || a.i() == 1, "0 or 1");
+        if (name == "direction") expect(a.s() == "LEFT" || a.s() == "RIGHT", "LEFT or RIGHT");
+        if (name == "approximate") expect(a.s() == "none" || a.s() == "tanh", "none or tanh");
+        if (name == "to" && !cast_target(a, version == "Cast-1" ? 1 : 6)) expect(false, "a TensorProto data type");
     }
 
     op make_op(node &n, const NodeProto &nd, const schema_row &r, const std::vector<logical_tensor> &outs) {
@@ -530,6 +595,13 @@ private:
         op o(n.op_id, kind, ins, outs, n.name);
         const bool legacy = has_attr(r, "broadcast"); // opset-1/6 broadcasting: none unless broadcast=1
         if (legacy) o.set_attr(op::attr::broadcast, int64_t{0});
+        // Max/Min/Sum/Mean before opset 8 take inputs of one shape.
+        if ((kind == op::kind::Maximum || kind == op::kind::Minimum || kind == op::kind::Sum ||
+             kind == op::kind::Mean) &&
+            r.since < 8)
+            o.set_attr(op::attr::auto_broadcast, std::string("none"));
+        bool broadcast = false;
+        for (const AttributeProto &a : nd.attribute()) broadcast = broadcast || (a.name() == "broadcast" && a.i() == 1);
         if (kind == op::kind::Clip && has_attr(r, "min")) { // Clip-1/6: the float range unless given
             o.set_attr(op::attr::min, -std::numeric_limits<float>::max());
             o.set_attr(op::attr::max, std::numeric_limits<float>::max());
@@ -537,16 +609,13 @@ private:
         for (const AttributeProto &a : nd.attribute()) {
             const std::string &name = a.name();
             if (name == "broadcast") o.set_attr(op::attr::broadcast, static_cast<int64_t>(a.i()));
-            if (name == "axis") o.set_attr(op::attr::axis, static_cast<int64_t>(a.i()));
+            if (name == "axis" && broadcast) o.set_attr(op::attr::axis, static_cast<int64_t>(a.i())); // else unused
             if (name == "direction") o.set_attr(op::attr::direction, a.s());
             if (name == "fmod") o.set_attr(op::attr::fmod, static_cast<int64_t>(a.i()));
             if (name == "detect_positive") o.set_attr(op::attr::detect_positive, static_cast<int64_t>(a.i()));
             if (name == "detect_negative") o.set_attr(op::attr::detect_negative, static_cast<int64_t>(a.i()));
-            if (name == "approximate") {
-                if (a.s() != "none" && a.s() != "tanh")
-                    fail(status::invalid_graph, node_ref(n) + ": approximate is '" + a.s() + "' (none or tanh)");
+            if (name == "approximate")
                 o.set_attr(op::attr::mode, std::string(a.s() == "tanh" ? "gelu_tanh" : "gelu_erf"));
-            }
             for (auto [attr_name, attr] : {std::pair{"alpha", op::attr::alpha}, std::pair{"beta", op::attr::beta},
                                            std::pair{"gamma", op::attr::gamma}, std::pair{"min", op::attr::min},
                                            std::pair{"max", op::attr::max}})
@@ -582,7 +651,7 @@ private:
             bits = uint64_t{1} << (8 * es - 1);
         } // unsigned: 0
         std::memcpy(c.bytes.data(), &bits, es);
-        declare("(" + n.name + ": no min)", c.lt, 0);
+        declare("(" + n.name + ": no min, value " + std::to_string(id) + ")", c.lt, 0);
         out_.constant_data.push_back(std::move(c));
         return out_.values[id].lt;
     }
@@ -671,30 +740,35 @@ model model::load(const std::string &path, const import_options &options) {
     }
 }
 
-int64_t model::get_opset_version() const { return impl_->opset; }
-graph model::get_graph() const { return impl_->g; }
+const model::impl &model::self() const {
+    if (!impl_) fail(status::invalid_arguments, "the model was moved from");
+    return *impl_;
+}
+
+int64_t model::get_opset_version() const { return self().opset; }
+graph model::get_graph() const { return self().g; }
 std::vector<partition> model::get_partitions(partition::policy p) const {
-    graph g = impl_->g;
+    graph g = self().g;
     return g.get_partitions(p);
 }
-const std::vector<value> &model::get_inputs() const { return impl_->inputs; }
-const std::vector<value> &model::get_outputs() const { return impl_->outputs; }
-const std::vector<node> &model::get_nodes() const { return impl_->nodes; }
-const std::vector<tensor> &model::get_constants() const { return impl_->constants; }
+const std::vector<value> &model::get_inputs() const { return self().inputs; }
+const std::vector<value> &model::get_outputs() const { return self().outputs; }
+const std::vector<node> &model::get_nodes() const { return self().nodes; }
+const std::vector<tensor> &model::get_constants() const { return self().constants; }
 
 const value &model::get_value(const std::string &name) const {
-    auto it = impl_->ids.find(name);
-    if (it == impl_->ids.end()) fail(status::invalid_arguments, "no value named '" + name + "'");
-    return impl_->values[it->second];
+    auto it = self().ids.find(name);
+    if (it == self().ids.end()) fail(status::invalid_arguments, "no value named '" + name + "'");
+    return self().values[it->second];
 }
 
 const value &model::get_value(size_t id) const {
-    if (id >= impl_->values.size()) fail(status::invalid_arguments, "no value of id " + std::to_string(id));
-    return impl_->values[id];
+    if (id >= self().values.size()) fail(status::invalid_arguments, "no value of id " + std::to_string(id));
+    return self().values[id];
 }
 
 const node &model::get_node(size_t op_id) const {
-    for (const node &n : impl_->nodes)
+    for (const node &n : self().nodes)
         if (n.op_id == op_id) return n;
     fail(status::invalid_arguments, "no node of op id " + std::to_string(op_id));
 }

@@ -26,11 +26,16 @@ struct session::impl {
 
 namespace {
 [[noreturn]] void fail(status s, const std::string &what) { throw error(s, "onnx session: " + what); }
+
+const session::impl &live(const std::shared_ptr<const session::impl> &p) {
+    if (!p) fail(status::invalid_arguments, "the session was moved from");
+    return *p;
+}
 } // namespace
 
 session::session(const model &m, const engine &e, const std::vector<logical_tensor> &inputs, partition::policy p) {
     auto s = std::make_shared<impl>(impl{m, e, {}, {}, {}, 0});
-    const model::impl &mi = *m.impl_;
+    const model::impl &mi = m.self();
     for (const tensor &c : mi.constants) s->lts[c.get_logical_tensor().get_id()] = c.get_logical_tensor();
     for (const logical_tensor &lt : inputs) {
         bool is_input = false;
@@ -87,58 +92,65 @@ session::session(const model &m, const engine &e, const std::vector<logical_tens
 }
 
 std::vector<logical_tensor> session::get_output_logical_tensors() const {
+    const impl &self = live(impl_);
     std::vector<logical_tensor> out;
-    for (const value &v : impl_->m.get_outputs()) out.push_back(impl_->lts.at(v.lt.get_id()));
+    for (const value &v : self.m.get_outputs()) out.push_back(self.lts.at(v.lt.get_id()));
     return out;
 }
 
 void session::run(stream &s, const std::vector<tensor> &inputs, const std::vector<tensor> &outputs) const {
-    std::map<size_t, tensor> at = impl_->intermediates;
-    for (const tensor &c : impl_->m.get_constants()) at[c.get_logical_tensor().get_id()] = c;
-    for (const tensor &t : inputs) at[t.get_logical_tensor().get_id()] = t;
-    for (const value &v : impl_->m.get_inputs())
+    const impl &self = live(impl_);
+    std::map<size_t, tensor> at = self.intermediates;
+    for (const tensor &c : self.m.get_constants()) at[c.get_logical_tensor().get_id()] = c;
+    for (const tensor &t : inputs) {
+        const size_t id = t.get_logical_tensor().get_id();
+        bool is_input = false;
+        for (const value &v : self.m.get_inputs()) is_input = is_input || v.lt.get_id() == id;
+        if (!is_input) fail(status::invalid_arguments, "tensor " + std::to_string(id) + " is no model input");
+        if (t.get_logical_tensor().get_mem_size() < self.lts.at(id).get_mem_size())
+            fail(status::invalid_arguments, "input tensor " + std::to_string(id) + " is smaller than its input");
+        at[id] = t;
+    }
+    for (const value &v : self.m.get_inputs())
         if (!at.count(v.lt.get_id())) fail(status::invalid_arguments, "no tensor for input '" + v.name + "'");
-    const auto &outs = impl_->m.get_outputs();
+    const auto &outs = self.m.get_outputs();
     if (outputs.size() != outs.size())
         fail(status::invalid_arguments,
              std::to_string(outputs.size()) + " output tensors for " + std::to_string(outs.size()) + " outputs");
+    // A partition writes an output straight into the caller's tensor (the first
+    // one, where a name is listed twice). Inputs and constants that are also
+    // outputs keep their own tensors and are copied out after the run.
+    std::map<size_t, tensor> sources = at;
     for (size_t k = 0; k < outs.size(); ++k) {
-        if (outputs[k].get_logical_tensor().get_id() != outs[k].lt.get_id())
+        const size_t id = outs[k].lt.get_id();
+        if (outputs[k].get_logical_tensor().get_id() != id)
             fail(status::invalid_arguments, "output tensor " + std::to_string(k) + " is not logical tensor " +
-                                                std::to_string(outs[k].lt.get_id()) + " ('" + outs[k].name + "')");
-        at[outs[k].lt.get_id()] = outputs[k];
+                                                std::to_string(id) + " ('" + outs[k].name + "')");
+        if (outputs[k].get_logical_tensor().get_mem_size() < self.lts.at(id).get_mem_size())
+            fail(status::invalid_arguments, "output tensor " + std::to_string(k) + " ('" + outs[k].name +
+                                                "') is smaller than the output it receives");
+        if (!sources.count(id)) at[id] = sources[id] = outputs[k];
     }
-    for (const impl::step &st : impl_->steps) {
+    for (const impl::step &st : self.steps) {
         std::vector<tensor> in, out;
         for (size_t id : st.inputs) in.push_back(at.at(id));
         for (size_t id : st.outputs) out.push_back(at.at(id));
         st.cp.execute(s, in, out);
     }
-    // An output that no op produces (a graph input or a constant passed through).
     for (size_t k = 0; k < outs.size(); ++k) {
-        bool produced = false;
-        for (const impl::step &st : impl_->steps)
-            for (size_t id : st.outputs) produced = produced || id == outs[k].lt.get_id();
-        if (produced) continue;
-        for (const tensor &src : impl_->m.get_constants())
-            if (src.get_logical_tensor().get_id() == outs[k].lt.get_id()) {
-                std::memcpy(outputs[k].get_data_handle(), src.get_data_handle(),
-                            src.get_logical_tensor().get_mem_size());
-                produced = true;
-            }
-        for (const tensor &src : inputs)
-            if (!produced && src.get_logical_tensor().get_id() == outs[k].lt.get_id() &&
-                src.get_data_handle() != outputs[k].get_data_handle())
-                std::memcpy(outputs[k].get_data_handle(), src.get_data_handle(),
-                            src.get_logical_tensor().get_mem_size());
+        const tensor &src = sources.at(outs[k].lt.get_id());
+        const size_t bytes = self.lts.at(outs[k].lt.get_id()).get_mem_size();
+        if (src.get_data_handle() != outputs[k].get_data_handle() && bytes)
+            std::memcpy(outputs[k].get_data_handle(), src.get_data_handle(), bytes);
     }
 }
 
-size_t session::bytes_moved() const { return impl_->bytes; }
+size_t session::bytes_moved() const { return live(impl_).bytes; }
 
 std::vector<std::string> session::get_impl_info() const {
+    const impl &self = live(impl_);
     std::vector<std::string> out;
-    for (const impl::step &st : impl_->steps) out.push_back(st.cp.get_impl_info());
+    for (const impl::step &st : self.steps) out.push_back(st.cp.get_impl_info());
     return out;
 }
 

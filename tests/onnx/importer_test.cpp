@@ -222,4 +222,126 @@ TEST(onnx_importer, unreadable_bytes_and_files_are_errors) {
     expect_error([&] { fx::model::load("/nonexistent/model.onnx"); }, status::invalid_arguments, "cannot open");
 }
 
+void set_attr(::onnx::NodeProto &n, const std::string &name, const std::string &v) {
+    auto *a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s(v);
+}
+
+TEST(onnx_importer, attribute_errors_are_the_models_not_wildcards) {
+    auto unary = [](int64_t opset, const std::string &type, int elem = TensorProto::FLOAT) {
+        auto b = std::make_unique<model_builder>(opset);
+        b->input("a", elem, {"3"});
+        b->node(type, {"a"}, {"y"}, "n");
+        b->output("y", elem, {});
+        return b;
+    };
+    auto gelu = unary(20, "Gelu");
+    set_attr(gelu->m.mutable_graph()->mutable_node(0)[0], "approximate", "foo");
+    expect_error([&] { gelu->import(); }, status::invalid_graph, "'approximate' of Gelu-20 is 'foo' (none or tanh)");
+    auto leaky = unary(16, "LeakyRelu");
+    set_int(leaky->m.mutable_graph()->mutable_node(0)[0], "alpha", 1);
+    expect_error([&] { leaky->import(); }, status::invalid_graph, "'alpha' of LeakyRelu-16 is a float");
+    auto cast = unary(13, "Cast");
+    expect_error([&] { cast->import(); }, status::invalid_graph, "Cast-13 requires attribute 'to'");
+    model_builder shift(11);
+    shift.input("a", TensorProto::UINT32, {"3"}).input("b", TensorProto::UINT32, {"3"});
+    auto &bs = shift.node("BitShift", {"a", "b"}, {"y"}, "shift");
+    shift.output("y", TensorProto::UINT32, {});
+    expect_error([&] { shift.import(); }, status::invalid_graph, "BitShift-11 requires attribute 'direction'");
+    set_attr(bs, "direction", "UP");
+    expect_error([&] { shift.import(); }, status::invalid_graph, "is 'UP' (LEFT or RIGHT)");
+    model_builder add(6);
+    add.input("a", TensorProto::FLOAT, {"3"}).input("b", TensorProto::FLOAT, {"3"});
+    set_int(add.node("Add", {"a", "b"}, {"y"}, "add"), "broadcast", 2);
+    add.output("y", TensorProto::FLOAT, {});
+    expect_error([&] { add.import(); }, status::invalid_graph, "'broadcast' of Add-6 is 2 (0 or 1)");
+    model_builder mod(13); // floats need fmod=1: the spec's rule, not a type fusebox lacks
+    mod.input("a", TensorProto::FLOAT, {"3"}).input("b", TensorProto::FLOAT, {"3"});
+    mod.node("Mod", {"a", "b"}, {"y"}, "mod");
+    mod.output("y", TensorProto::FLOAT, {});
+    expect_error([&] { mod.import(); }, status::invalid_arguments, "needs fmod=1");
+    // Past the newest opset the table knows, an attribute it does not know makes a Wildcard.
+    auto later = unary(23, "Relu");
+    set_int(later->m.mutable_graph()->mutable_node(0)[0], "future", 1);
+    const fx::model m = later->import();
+    EXPECT_EQ(m.get_nodes().at(0).kind, op::kind::Wildcard);
+    EXPECT_NE(m.get_nodes().at(0).unsupported_reason.find("no attribute 'future'"), std::string::npos)
+        << m.get_nodes().at(0).unsupported_reason;
+}
+
+TEST(onnx_importer, cast_1_names_its_target_and_max_before_8_takes_one_shape) {
+    model_builder c(5); // Cast-1: `to` is a string
+    c.input("a", TensorProto::FLOAT, {"2"});
+    set_attr(c.node("Cast", {"a"}, {"y"}, "cast"), "to", "DOUBLE");
+    c.output("y", TensorProto::DOUBLE, {});
+    const fx::model m = c.import();
+    EXPECT_EQ(m.get_nodes().at(0).kind, op::kind::Cast);
+    EXPECT_EQ(m.get_value("y").lt.get_data_type(), dt::f64);
+    set_attr(c.m.mutable_graph()->mutable_node(0)[0], "to", "NOT_A_TYPE");
+    c.m.mutable_graph()->mutable_node(0)[0].mutable_attribute()->DeleteSubrange(0, 1);
+    expect_error([&] { c.import(); }, status::invalid_graph, "'NOT_A_TYPE' (a TensorProto data type)");
+    for (int64_t opset : {6, 8}) {
+        model_builder b(opset);
+        b.input("a", TensorProto::FLOAT, {"2", "3"}).input("b", TensorProto::FLOAT, {"3"});
+        b.node("Max", {"a", "b"}, {"y"}, "max");
+        b.output("y", TensorProto::FLOAT, {});
+        if (opset == 6)
+            expect_error([&] { b.import(); }, status::invalid_shape, "max");
+        else
+            EXPECT_EQ(run_f32(b.import(), {{1, 5, 3, 7, 2, 9}, {4, 4, 4}}), (std::vector<float>{4, 5, 4, 7, 4, 9}));
+    }
+}
+
+TEST(onnx_importer, tensor_data_is_checked_against_its_dims_before_it_is_allocated) {
+    model_builder b(13);
+    b.input("a", TensorProto::FLOAT, {"3"});
+    auto *t = b.m.mutable_graph()->add_initializer();
+    t->set_name("huge");
+    t->set_data_type(TensorProto::FLOAT);
+    t->add_dims(int64_t{1} << 40);
+    b.node("Add", {"a", "huge"}, {"y"}, "add");
+    b.output("y", TensorProto::FLOAT, {});
+    expect_error([&] { b.import(); }, status::invalid_shape, "'huge' holds 0 elements for its 1099511627776");
+    t->clear_dims();
+    t->add_dims(2);
+    t->set_raw_data(std::string(12, '\0'));
+    expect_error([&] { b.import(); }, status::invalid_shape, "12 bytes of raw data for its 8");
+    model_builder r0(13); // a declared rank 0 is a rank: a shape of rank 1 for it is an error
+    r0.input("s", TensorProto::FLOAT, {});
+    r0.m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+    r0.node("Relu", {"s"}, {"y"}, "relu");
+    r0.output("y", TensorProto::FLOAT, {});
+    fx::import_options o;
+    o.shapes["s"] = {2};
+    expect_error([&] { r0.import(o); }, status::invalid_shape, "input 's' has rank 0");
+}
+
+TEST(onnx_importer, outputs_that_are_inputs_constants_or_listed_twice_are_all_written) {
+    // Outputs: a (an input a partition also reads), k (an initializer it reads), y twice.
+    model_builder b(13);
+    b.input("a", TensorProto::FLOAT, {"3"}).initializer("k", {10, 20, 30}, {3});
+    b.node("Add", {"a", "k"}, {"t"}, "add");
+    b.node("Relu", {"t"}, {"y"}, "relu");
+    for (const char *name : {"a", "k", "y", "y"}) b.output(name, TensorProto::FLOAT, {});
+    fx::model m = b.import();
+    const engine eng(engine::kind::cpu);
+    stream s(eng);
+    fx::session run(m, eng);
+    std::vector<float> a = {-40, 1, 2};
+    std::vector<std::vector<float>> out(4, std::vector<float>(3, -1.f));
+    std::vector<tensor> outs;
+    const auto lts = run.get_output_logical_tensors();
+    for (size_t k = 0; k < 4; ++k) outs.emplace_back(lts[k], eng, out[k].data());
+    run.run(s, {tensor(logical_tensor(m.get_inputs()[0].lt.get_id(), dt::f32, {3}), eng, a.data())}, outs);
+    EXPECT_EQ(out[0], a);
+    EXPECT_EQ(out[1], (std::vector<float>{10, 20, 30}));
+    EXPECT_EQ(out[2], (std::vector<float>{0, 21, 32}));
+    EXPECT_EQ(out[3], out[2]);
+    fx::model moved = std::move(m);
+    expect_error([&] { (void)m.get_nodes(); }, status::invalid_arguments, "moved from");
+    EXPECT_EQ(moved.get_nodes().size(), 2u);
+}
+
 } // namespace

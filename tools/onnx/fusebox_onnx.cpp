@@ -43,8 +43,9 @@ std::map<std::string, logical_tensor::dims> parse_shapes(const std::string &arg)
         logical_tensor::dims dims;
         std::stringstream ds(item.substr(colon + 1));
         for (std::string d; std::getline(ds, d, 'x');) {
-            if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos)
-                throw error(status::invalid_arguments, "--shapes: '" + item + "' has a dim that is not a number");
+            if (d.empty() || d.size() > 15 || d.find_first_not_of("0123456789") != std::string::npos)
+                throw error(status::invalid_arguments,
+                            "--shapes: '" + item + "' has a dim that is not a number below 10^15");
             dims.push_back(std::stoll(d));
         }
         out[item.substr(0, colon)] = dims;
