@@ -609,6 +609,35 @@ void binary(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, 
     }
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// Pow of contiguous f32 bases by one small integer f32 exponent (GELU's
+// x^3): pow_loop's products in double, on vectors, each half of the floats
+// widened; the same bits. Other problems go to pow_loop.
+void pow_f32_small(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
+    const float *a = static_cast<const float *>(a_), y = n > 0 && sb == 0 ? *static_cast<const float *>(b_) : 0.5f;
+    const int k = y == 2.f ? 2 : y == 3.f ? 3 : y == 4.f ? 4 : y == -1.f ? -1 : y == -2.f ? -2 : 0;
+    if (sa != 1 || k == 0) return pow_loop<data_type::f32, data_type::f32>(a_, sa, b_, sb, out_, n, stream);
+    float *out = static_cast<float *>(out_);
+    const hn::ScalableTag<float> df;
+    const hn::Half<decltype(df)> dh;
+    const hn::Rebind<double, decltype(dh)> dd;
+    auto power = [k](auto x, auto one) { // as pow_loop's lambdas: x^k with the same roundings
+        const auto x2 = x * x;
+        return k == 2 ? x2 : k == 3 ? x2 * x : k == 4 ? x2 * x2 : k == -1 ? one / x : one / x2;
+    };
+    const auto one = hn::Set(dd, 1.0);
+    store_loop(
+        df, hn::Lanes(df), out, n, stream,
+        [&](int64_t i) {
+            const auto x = hn::LoadU(df, a + i);
+            const auto lo = power(hn::PromoteTo(dd, hn::LowerHalf(dh, x)), one);
+            const auto hi = power(hn::PromoteTo(dd, hn::UpperHalf(dh, x)), one);
+            return hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+        },
+        [&](int64_t i) { return static_cast<float>(power(static_cast<double>(a[i]), 1.0)); }, a, sa, a, int64_t{0});
+}
+#endif
+
 // A comparison F as boolean bytes; for boolean inputs (Equal) any nonzero
 // byte is true.
 template <class F, typename T, bool kBoolean = false>
@@ -1319,6 +1348,9 @@ const element_ops *get_element_ops() {
         set<binary_f32<prelu_fn, f16, f16, f16>, uint16_t, uint16_t, uint16_t>(o, ew_fn::prelu, dt::f16, dt::f16);
         set<binary_f32<prelu_fn, bf16, bf16, bf16>, uint16_t, uint16_t, uint16_t>(o, ew_fn::prelu, dt::bf16, dt::bf16);
         set_pow(o.binary[static_cast<int>(ew_fn::pow)]);
+#if HWY_TARGET != HWY_SCALAR
+        o.binary[static_cast<int>(ew_fn::pow)][dtype_index(dt::f32)][dtype_index(dt::f32)] = pow_f32_small;
+#endif
         set_unary(o);
         // Where, Select and the copy move elements: one loop per element size.
         for (int t = 1; t < kNumDataTypes; ++t) {
