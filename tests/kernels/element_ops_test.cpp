@@ -505,43 +505,65 @@ TEST(element_ops, division_by_one_divisor_is_correctly_rounded) {
         }
 }
 
-// Pow of f32 by a small integer exponent (GELU's x^3) has a vector loop on
-// every target: its products in double are x^k correctly rounded, so each
-// element is pow's in double, rounded once to f32. Bases: every exponent
-// and sign, over- and underflowing powers, subnormals, specials; tails and
-// streamed outputs; a broadcast base or a non-integer exponent takes the
-// general loop and still matches.
+// Pow of f32 (and f16/bf16, computed in f32) by a small integer exponent
+// (GELU's x^3) has a vector loop: its products in double are x^k correctly
+// rounded, so each element is pow's in double rounded to f32 (then to the
+// half type). Bases: random f32 bit patterns and every f16/bf16 one,
+// specials; tails and streamed outputs; a broadcast base or a non-integer
+// exponent takes the general loop and still matches.
 TEST(element_ops, pow_by_small_integers_is_pow_in_double_rounded_once) {
     std::mt19937 rng(8);
-    std::vector<float> a;
+    std::vector<float> a32;
     for (int i = 0; i < (1 << 16); ++i) {
         uint32_t bits = static_cast<uint32_t>(rng());
         float x;
         std::memcpy(&x, &bits, 4);
-        a.push_back(std::isnan(x) ? 1.5f : x);
+        a32.push_back(x);
     }
     for (float x : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, -1e-40f, 3.4e38f, 1.0f, -1.0f, 0x1p42f, 0x1p-42f,
                     0x1.fffffep127f, 5.42101e-20f})
-        a.push_back(x);
-    const int f = static_cast<int>(fusebox::detail::ew_fn::pow), t = fusebox::detail::dtype_index(dt::f32);
+        a32.push_back(x);
+    std::vector<uint16_t> a16(1 << 16);
+    for (size_t i = 0; i < a16.size(); ++i) a16[i] = static_cast<uint16_t>(i);
+    const int f = static_cast<int>(fusebox::detail::ew_fn::pow), e = fusebox::detail::dtype_index(dt::f32);
     size_t checked = 0;
     for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
-        for (float y : {2.0f, 3.0f, 4.0f, -1.0f, -2.0f, 0.5f})
-            for (int64_t n : {int64_t{1}, int64_t{37}, static_cast<int64_t>(a.size())})
-                for (int64_t sa : {0, 1})
-                    for (bool stream : {false, true}) {
-                        std::vector<float, aligned_allocator<float>> out(static_cast<size_t>(n) + 1, 7.5f);
-                        ops->binary[f][t][t](a.data(), sa, &y, 0, out.data() + 1, n, stream);
-                        for (int64_t i = 0; i < n; ++i) {
-                            const float x = a[static_cast<size_t>(sa * i)];
-                            const float want = static_cast<float>(std::pow(static_cast<double>(x), double{y}));
-                            const float got = out[static_cast<size_t>(i) + 1];
-                            ASSERT_TRUE(std::memcmp(&want, &got, 4) == 0 || (std::isnan(want) && std::isnan(got)))
-                                << ops->isa << " pow(" << x << ", " << y << ") gave " << got << ", not " << want;
+        for (dt t : {dt::f32, dt::bf16, dt::f16}) {
+            const bool wide = t == dt::f32;
+            const void *base = wide ? static_cast<const void *>(a32.data()) : a16.data();
+            const int64_t size = static_cast<int64_t>(wide ? a32.size() : a16.size());
+            auto in = [&](int64_t i) {
+                return wide ? a32[i] : t == dt::f16 ? ref_f16_to_f32(a16[i]) : ref_bf16_to_f32(a16[i]);
+            };
+            for (float y : {2.0f, 3.0f, 4.0f, -1.0f, -2.0f, 0.5f})
+                for (int64_t n : {int64_t{1}, int64_t{37}, size})
+                    for (int64_t sa : {0, 1})
+                        for (bool stream : {false, true}) {
+                            const size_t es = data_type_size(t);
+                            std::vector<unsigned char, aligned_allocator<unsigned char>> out(
+                                static_cast<size_t>(n + 1) * es, kGuard);
+                            ops->binary[f][detail::dtype_index(t)][e](base, sa, &y, 0, out.data() + es, n, stream);
+                            for (int64_t i = 0; i < n; ++i) {
+                                const float x = in(sa * i);
+                                const float p = static_cast<float>(std::pow(static_cast<double>(x), double{y}));
+                                float want = p, got;
+                                if (wide) {
+                                    std::memcpy(&got, out.data() + (i + 1) * 4, 4);
+                                } else {
+                                    uint16_t h;
+                                    std::memcpy(&h, out.data() + (i + 1) * 2, 2);
+                                    const uint16_t w = t == dt::f16 ? ref_f32_to_f16(p) : ref_f32_to_bf16(p);
+                                    want = t == dt::f16 ? ref_f16_to_f32(w) : ref_bf16_to_f32(w);
+                                    got = t == dt::f16 ? ref_f16_to_f32(h) : ref_bf16_to_f32(h);
+                                }
+                                ASSERT_TRUE(std::memcmp(&want, &got, 4) == 0 || (std::isnan(want) && std::isnan(got)))
+                                    << ops->isa << " " << data_type_name(t) << " pow(" << x << ", " << y << ") gave "
+                                    << got << ", not " << want << " (n=" << n << " stream=" << stream << ")";
+                            }
+                            for (size_t k = 0; k < es; ++k) ASSERT_EQ(out[k], kGuard) << ops->isa << " wrote before";
+                            ++checked;
                         }
-                        ASSERT_EQ(out[0], 7.5f) << ops->isa << " wrote before the output";
-                        ++checked;
-                    }
+        }
     EXPECT_GT(checked, 0u);
 }
 

@@ -609,35 +609,6 @@ void binary(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, 
     }
 }
 
-#if HWY_TARGET != HWY_SCALAR
-// Pow of contiguous f32 bases by one small integer f32 exponent (GELU's
-// x^3): pow_loop's products in double, on vectors, each half of the floats
-// widened; the same bits. Other problems go to pow_loop.
-void pow_f32_small(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
-    const float *a = static_cast<const float *>(a_), y = n > 0 && sb == 0 ? *static_cast<const float *>(b_) : 0.5f;
-    const int k = y == 2.f ? 2 : y == 3.f ? 3 : y == 4.f ? 4 : y == -1.f ? -1 : y == -2.f ? -2 : 0;
-    if (sa != 1 || k == 0) return pow_loop<data_type::f32, data_type::f32>(a_, sa, b_, sb, out_, n, stream);
-    float *out = static_cast<float *>(out_);
-    const hn::ScalableTag<float> df;
-    const hn::Half<decltype(df)> dh;
-    const hn::Rebind<double, decltype(dh)> dd;
-    auto power = [k](auto x, auto one) { // as pow_loop's lambdas: x^k with the same roundings
-        const auto x2 = x * x;
-        return k == 2 ? x2 : k == 3 ? x2 * x : k == 4 ? x2 * x2 : k == -1 ? one / x : one / x2;
-    };
-    const auto one = hn::Set(dd, 1.0);
-    store_loop(
-        df, hn::Lanes(df), out, n, stream,
-        [&](int64_t i) {
-            const auto x = hn::LoadU(df, a + i);
-            const auto lo = power(hn::PromoteTo(dd, hn::LowerHalf(dh, x)), one);
-            const auto hi = power(hn::PromoteTo(dd, hn::UpperHalf(dh, x)), one);
-            return hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
-        },
-        [&](int64_t i) { return static_cast<float>(power(static_cast<double>(a[i]), 1.0)); }, a, sa, a, int64_t{0});
-}
-#endif
-
 // A comparison F as boolean bytes; for boolean inputs (Equal) any nonzero
 // byte is true.
 template <class F, typename T, bool kBoolean = false>
@@ -1294,6 +1265,67 @@ template <class F> void set_comparison(element_ops &o, ew_fn f) {
     set<compare_half<F, bf16_io>, uint16_t, uint16_t, uint8_t>(o, f, dt::bf16, dt::bf16);
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// Pow of contiguous f32 bases (f16/bf16 through IO: in f32, rounded once
+// more) by one small integer f32 exponent (GELU's x^3): pow_loop's products
+// in double on vectors, each half of the floats widened, the same bits;
+// the elements before an aligned streaming store and after the last whole
+// vector through a padded vector. Other problems go to pow_loop.
+template <class IO, data_type TB>
+void pow_small(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
+    using S = typename IO::storage;
+    const float y = n > 0 && sb == 0 ? *static_cast<const float *>(b_) : 0.5f;
+    const int k = y == 2.f ? 2 : y == 3.f ? 3 : y == 4.f ? 4 : y == -1.f ? -1 : y == -2.f ? -2 : 0;
+    if (sa != 1 || k == 0) return pow_loop<TB, data_type::f32>(a_, sa, b_, sb, out_, n, stream);
+    const S *x = static_cast<const S *>(a_);
+    S *out = static_cast<S *>(out_);
+    const hn::ScalableTag<float> df;
+    const hn::Half<decltype(df)> dh;
+    const hn::Rebind<double, decltype(dh)> dd;
+    const auto one = hn::Set(dd, 1.0);
+    auto power = [k, one](hn::Vec<decltype(dd)> v) { // as pow_loop's lambdas: x^k with the same roundings
+        const auto v2 = hn::Mul(v, v);
+        return k == 2    ? v2
+               : k == 3  ? hn::Mul(v2, v)
+               : k == 4  ? hn::Mul(v2, v2)
+               : k == -1 ? hn::Div(one, v)
+                         : hn::Div(one, v2);
+    };
+    auto body = [&](hn::Vec<decltype(df)> v) {
+        const auto lo = power(hn::PromoteTo(dd, hn::LowerHalf(dh, v)));
+        const auto hi = power(hn::PromoteTo(dd, hn::UpperHalf(dh, v)));
+        return hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+    };
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    auto store = [&](hn::Vec<decltype(df)> v, S *to, bool nt) {
+        if constexpr (std::is_same_v<IO, f32_io>) {
+            nt ? hn::Stream(v, df, to) : hn::StoreU(v, df, to);
+        } else {
+            const typename IO::template narrow_tag<decltype(df)> dn;
+            const auto h = IO::narrow(df, v);
+            nt ? hn::Stream(h, dn, to) : hn::StoreU(h, dn, to);
+        }
+    };
+    HWY_ALIGN float buf[hn::MaxLanes(df)];
+    auto partial = [&](int64_t i, int64_t m) { // elements [i, i + m), m < lanes
+        for (int64_t j = 0; j < lanes; ++j) buf[j] = j < m ? IO::to_f32(x[i + j]) : 1.0f;
+        hn::Store(body(hn::Load(df, buf)), df, buf);
+        for (int64_t j = 0; j < m; ++j) out[i + j] = IO::from_f32(buf[j]);
+    };
+    int64_t i = 0;
+    const bool nt = stream && lanes * sizeof(S) >= 16;
+    if (nt) {
+        i = std::min(n, head_elements(out, lanes * sizeof(S), n));
+        if (i) partial(0, i);
+    }
+    for (; i + lanes <= n; i += lanes) {
+        if (nt) prefetch_ahead(x, 1, i, lanes);
+        store(body(IO::load(df, x + i)), out + i, nt);
+    }
+    if (i < n) partial(i, n - i);
+}
+#endif
+
 #include "kernels/native/unary_ops-inl.h"
 
 const element_ops *get_element_ops() {
@@ -1349,7 +1381,12 @@ const element_ops *get_element_ops() {
         set<binary_f32<prelu_fn, bf16, bf16, bf16>, uint16_t, uint16_t, uint16_t>(o, ew_fn::prelu, dt::bf16, dt::bf16);
         set_pow(o.binary[static_cast<int>(ew_fn::pow)]);
 #if HWY_TARGET != HWY_SCALAR
-        o.binary[static_cast<int>(ew_fn::pow)][dtype_index(dt::f32)][dtype_index(dt::f32)] = pow_f32_small;
+        {
+            auto &pow = o.binary[static_cast<int>(ew_fn::pow)];
+            pow[dtype_index(dt::f32)][dtype_index(dt::f32)] = pow_small<f32_io, dt::f32>;
+            pow[dtype_index(dt::bf16)][dtype_index(dt::f32)] = pow_small<bf16_io, dt::bf16>;
+            if constexpr (kVectorF16) pow[dtype_index(dt::f16)][dtype_index(dt::f32)] = pow_small<f16_io, dt::f16>;
+        }
 #endif
         set_unary(o);
         // Where, Select and the copy move elements: one loop per element size.
