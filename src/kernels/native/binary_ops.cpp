@@ -1265,6 +1265,21 @@ template <class F> void set_comparison(element_ops &o, ew_fn f) {
     set<compare_half<F, bf16_io>, uint16_t, uint16_t, uint8_t>(o, f, dt::bf16, dt::bf16);
 }
 
+// f64 lanes rounded to f32 with IEEE overflow. Highway's emulated targets
+// (EMU128, SCALAR) clamp out-of-range values, inf included, to the largest
+// float, so there the lanes at or past the midpoint between it and 2^128 are
+// found from v / 2 (which rounds to 2^127 exactly then) and made inf.
+template <class DH, class VD> HWY_INLINE hn::Vec<DH> demote_f32(DH dh, VD v) {
+#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
+    const hn::Rebind<double, DH> dd;
+    const auto half = hn::DemoteTo(dh, hn::Mul(v, hn::Set(dd, 0.5)));
+    const auto inf = hn::Ge(hn::Abs(half), hn::Set(dh, 0x1p127f));
+    return hn::IfThenElse(inf, hn::CopySign(hn::Set(dh, HUGE_VALF), half), hn::DemoteTo(dh, v));
+#else
+    return hn::DemoteTo(dh, v);
+#endif
+}
+
 #if HWY_TARGET != HWY_SCALAR
 // Pow of contiguous f32 bases (f16/bf16 through IO: in f32, rounded once
 // more) by one small integer f32 exponent (GELU's x^3): pow_loop's products
@@ -1294,7 +1309,7 @@ void pow_small(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out
     auto body = [&](hn::Vec<decltype(df)> v) {
         const auto lo = power(hn::PromoteTo(dd, hn::LowerHalf(dh, v)));
         const auto hi = power(hn::PromoteTo(dd, hn::UpperHalf(dh, v)));
-        return hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo));
+        return hn::Combine(df, demote_f32(dh, hi), demote_f32(dh, lo));
     };
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     auto store = [&](hn::Vec<decltype(df)> v, S *to, bool nt) {

@@ -719,7 +719,7 @@ HWY_INLINE hn::Vec<DF> math_f32(DF df, hn::Vec<DF> x, bool f32, hn::Vec<f64_of<h
         const f64_of<decltype(dh)> dd;
         const auto lo = F::f64(dd, hn::PromoteTo(dd, hn::LowerHalf(dh, x)), p0, p1);
         const auto hi = F::f64(dd, hn::PromoteTo(dd, hn::UpperHalf(dh, x)), p0, p1);
-        return hn::IfThenElse(nan, x, hn::Combine(df, hn::DemoteTo(dh, hi), hn::DemoteTo(dh, lo)));
+        return hn::IfThenElse(nan, x, hn::Combine(df, demote_f32(dh, hi), demote_f32(dh, lo)));
     } else {
         return x; // (not reached)
     }
