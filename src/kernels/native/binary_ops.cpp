@@ -1265,12 +1265,14 @@ template <class F> void set_comparison(element_ops &o, ew_fn f) {
     set<compare_half<F, bf16_io>, uint16_t, uint16_t, uint8_t>(o, f, dt::bf16, dt::bf16);
 }
 
-// f64 lanes rounded to f32 with IEEE overflow. Highway's emulated targets
-// (EMU128, SCALAR) clamp out-of-range values, inf included, to the largest
-// float, so there the lanes at or past the midpoint between it and 2^128 are
-// found from v / 2 (which rounds to 2^127 exactly then) and made inf.
+#if HWY_TARGET != HWY_SCALAR
+// f64 lanes rounded to f32 with IEEE overflow. Highway's EMU128 target
+// (clang builds it instead of SCALAR) clamps out-of-range values, inf
+// included, to the largest float, so there the lanes at or past the midpoint
+// between it and 2^128 are found from v / 2 (which rounds to 2^127 exactly
+// then) and made inf.
 template <class DH, class VD> HWY_INLINE hn::Vec<DH> demote_f32(DH dh, VD v) {
-#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
+#if HWY_TARGET == HWY_EMU128
     const hn::Rebind<double, DH> dd;
     const auto half = hn::DemoteTo(dh, hn::Mul(v, hn::Set(dd, 0.5)));
     const auto inf = hn::Ge(hn::Abs(half), hn::Set(dh, 0x1p127f));
@@ -1280,7 +1282,6 @@ template <class DH, class VD> HWY_INLINE hn::Vec<DH> demote_f32(DH dh, VD v) {
 #endif
 }
 
-#if HWY_TARGET != HWY_SCALAR
 // Pow of contiguous f32 bases (f16/bf16 through IO: in f32, rounded once
 // more) by one small integer f32 exponent (GELU's x^3): pow_loop's products
 // in double on vectors, each half of the floats widened, the same bits;

@@ -1,6 +1,6 @@
 // The unary ops' bodies and loops, compiled per target inside binary_ops.cpp
-// (its namespace, store_loop, load_operand and the f16/bf16 io types). Each
-// functor has a vector body `vec(x, p0, p1)` and a scalar body
+// (its namespace, store_loop, load_operand, demote_f32 and the f16/bf16 io
+// types). Each functor has a vector body `vec(x, p0, p1)` and a scalar body
 // `scalar<T>(x, p0, p1)`, p0 and p1 the op's constants (`params` of them);
 // f16/bf16 run the f32 bodies and round once. The transcendental functions
 // have scalar loops compiled once (scalar_math.cpp).
