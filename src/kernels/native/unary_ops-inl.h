@@ -419,17 +419,19 @@ template <class DF> struct exp32_parts {
 // e^x for every non-NaN x (0 below -104, inf past 88.72283935546875).
 template <class DF> HWY_INLINE hn::Vec<DF> exp32(DF df, hn::Vec<DF> x) { return exp32_parts<DF>(df, x).value(df); }
 
-// 1 / d for normal d: the estimate refined by Newton steps (one after
-// AVX-512's 14-bit estimate, two after 12 bits), within about 2^-23 of 1/d;
-// cheaper than a division where that is enough.
+// 1 / d for normal d. On AVX-512 the 14-bit estimate refined by one Newton
+// step (within about 2^-23 of 1/d, cheaper there than a division); below
+// it a division, correctly rounded and on its own unit beside the FMAs
+// (cheaper on Zen 3 than the 12-bit estimate's two steps, and exact where
+// MulAdd rounds twice).
 template <class DF> HWY_INLINE hn::Vec<DF> recip32(DF df, hn::Vec<DF> d) {
     const auto one = hn::Set(df, 1.0f);
-    auto y = hn::ApproximateReciprocal(d);
-    y = hn::MulAdd(y, hn::NegMulAdd(d, y, one), y);
-#if HWY_TARGET > HWY_AVX3
-    y = hn::MulAdd(y, hn::NegMulAdd(d, y, one), y);
+#if HWY_TARGET <= HWY_AVX3
+    const auto y = hn::ApproximateReciprocal(d);
+    return hn::MulAdd(y, hn::NegMulAdd(d, y, one), y);
+#else
+    return hn::Div(one, d);
 #endif
-    return y;
 }
 
 // (tanh x - x) / x^3 in x^2 on [0, 1] (degree 6, relative error 2^-22.7).
