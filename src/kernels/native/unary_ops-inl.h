@@ -362,20 +362,23 @@ template <class DD> HWY_INLINE hn::Vec<DD> sigmoid64(DD dd, hn::Vec<DD> w) {
 // (e^r - 1 - r) / r^2 on |r| <= ln 2 / 2 (degree 5, relative error 2^-23.9).
 constexpr float kExpP[] = {0.5f, 0.166666672f, 0.0416664667f, 0.00833331048f, 0.00139336474f, 0.000198909882f};
 
-// e^x = m 2^k for x in [-125, 89] (clamped there): m = 1 + p in [0.7, 1.42],
-// p = e^r - 1, r = x - k ln 2 (ln 2 in two parts, the first short enough that
-// k times it is exact without FMA). The scaling by 2^k rounds once, also for
-// subnormal results (AVX-512's scalef, or two normal factors 2^(k/2) and
-// 2^(k - k/2)); past 88.72283935546875 it overflows to inf by itself. k is
-// rounded by the 1.5 * 2^23 shifter, whose low bits then hold it (no
-// float-to-int conversion).
-template <class DF> struct exp32_parts {
+// e^x = m 2^k: m = 1 + p in [0.7, 1.42], p = e^r - 1, r = x - k ln 2 (ln 2
+// in two parts, the first short enough that k times it is exact without
+// FMA). k is rounded by the 1.5 * 2^23 shifter t, whose low bits then hold
+// it (no float-to-int conversion), and shifted left 23 they are k's exponent
+// field (the shifter's own bits shift out). Over any x (exp_range::any, x
+// clamped to [-125, 89]) the scaling by 2^k rounds once, also for subnormal
+// results (AVX-512's scalef, or two normal factors 2^(k/2) and 2^(k - k/2));
+// past 88.72283935546875 it overflows to inf by itself. Where the caller
+// keeps x in [-87, 87] (exp_range::near: -126 <= k <= 126, no clamp) 2^k is
+// one normal float and the scaling one multiplication: the same bits, fewer
+// instructions below AVX-512.
+enum class exp_range { any, near };
+template <class DF, exp_range kRange = exp_range::any> struct exp32_parts {
     using V = hn::Vec<DF>;
     V p, m, kf, t;
-    HWY_INLINE exp32_parts(DF df, V x)
-        : exp32_parts(df, hn::Min(hn::Max(x, hn::Set(df, -125.0f)), hn::Set(df, 89.0f)), 0) {}
-    // For x the caller keeps in [-125, 89] (or NaN, which stays NaN).
-    HWY_INLINE exp32_parts(DF df, V xc, int /*unclamped*/) {
+    HWY_INLINE exp32_parts(DF df, V x) {
+        const auto xc = kRange == exp_range::any ? hn::Min(hn::Max(x, hn::Set(df, -125.0f)), hn::Set(df, 89.0f)) : x;
         const auto shifter = hn::Set(df, 0x1.8p23f);
         t = hn::MulAdd(xc, hn::Set(df, 1.44269502f), shifter);
         kf = hn::Sub(t, shifter);
@@ -388,6 +391,7 @@ template <class DF> struct exp32_parts {
 #if HWY_TARGET <= HWY_AVX3
         if constexpr (hn::MaxLanes(DF()) == 16) return V{_mm512_scalef_ps(v.raw, kf.raw)};
 #endif
+        if constexpr (kRange == exp_range::near) return hn::Mul(v, pow2<1>(df));
         const hn::RebindToSigned<DF> di;
         const auto k = hn::Sub(hn::BitCast(di, t), hn::BitCast(di, hn::Set(df, 0x1.8p23f)));
         const auto k1 = hn::ShiftRight<1>(k), bias = hn::Set(di, 127);
@@ -402,9 +406,8 @@ template <class DF> struct exp32_parts {
             return V{_mm512_scalef_ps(hn::Set(df, 1.0f).raw, (kSign > 0 ? kf : hn::Neg(kf)).raw)};
 #endif
         const hn::RebindToSigned<DF> di;
-        const auto k = hn::Sub(hn::BitCast(di, t), hn::BitCast(di, hn::Set(df, 0x1.8p23f)));
-        return hn::BitCast(df,
-                           hn::ShiftLeft<23>(kSign > 0 ? hn::Add(hn::Set(di, 127), k) : hn::Sub(hn::Set(di, 127), k)));
+        const auto field = hn::ShiftLeft<23>(hn::BitCast(di, t)), bias = hn::Set(di, 127 << 23);
+        return hn::BitCast(df, kSign > 0 ? hn::Add(bias, field) : hn::Sub(bias, field));
     }
     HWY_INLINE V value(DF df) const { return pow2_times(df, m); }
     // v e^x with one rounding after v m (v m normal for the v the callers give).
@@ -416,8 +419,16 @@ template <class DF> struct exp32_parts {
         return hn::MulAdd(s, p, hn::Sub(s, hn::Set(df, 1.0f)));
     }
 };
+// Whether every lane of x is in [-87, 87] (not NaN): exp_range::near holds.
+template <class DF> HWY_INLINE bool exp32_near(DF df, hn::Vec<DF> x) {
+    return hn::AllTrue(df, hn::Le(hn::Abs(x), hn::Set(df, 87.0f)));
+}
 // e^x for every non-NaN x (0 below -104, inf past 88.72283935546875).
-template <class DF> HWY_INLINE hn::Vec<DF> exp32(DF df, hn::Vec<DF> x) { return exp32_parts<DF>(df, x).value(df); }
+template <class DF> HWY_INLINE hn::Vec<DF> exp32(DF df, hn::Vec<DF> x) {
+    const auto r = exp32_parts<DF, exp_range::near>(df, x).value(df);
+    if (HWY_LIKELY(exp32_near(df, x))) return r;
+    return exp32_parts<DF>(df, x).value(df);
+}
 
 // 1 / d for normal d. On AVX-512 the 14-bit estimate refined by one Newton
 // step (within about 2^-23 of 1/d, cheaper there than a division); below
@@ -492,7 +503,9 @@ struct tanh32_fn {
         const auto one = hn::Set(df, 1.0f);
         const auto a = hn::Min(hn::Abs(x), hn::Set(df, 9.1f)), a2 = hn::Mul(a, a); // (tanh 9.1 is 1 in f32)
         const auto near = hn::MulAdd(a, hn::Mul(a2, horner(df, a2, kTanhP)), a);
-        const auto far = hn::NegMulAdd(hn::Set(df, 2.0f), recip32(df, hn::Add(exp32(df, hn::Add(a, a)), one)), one);
+        const auto far = hn::NegMulAdd(
+            hn::Set(df, 2.0f), recip32(df, hn::Add(exp32_parts<DF, exp_range::near>(df, hn::Add(a, a)).value(df), one)),
+            one);
         return hn::CopySign(hn::IfThenElse(hn::Lt(a, one), near, far), x);
     }
 };
@@ -516,7 +529,7 @@ struct sigmoid32_fn {
         const auto one = hn::Set(df, 1.0f);
         const auto ax = hn::Abs(x);
         const auto neg = hn::Lt(x, hn::Zero(df));
-        const exp32_parts<DF> e(df, hn::Neg(ax), 0); // (lanes past 80 are replaced below)
+        const exp32_parts<DF, exp_range::near> e(df, hn::Neg(ax)); // (lanes past 80 are replaced below)
         const auto m_lo = hn::Sub(e.p, hn::Sub(e.m, one));
         const auto c = e.template pow2<-1>(df);
         const auto d = hn::Add(c, e.m), d_lo = hn::Sub(e.m, hn::Sub(d, c));
@@ -543,7 +556,7 @@ struct elu32_fn {
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF> alpha, hn::Vec<DF>) {
         const auto zero = hn::Zero(df);
         // (Only x <= 0 is used; below -87 e^x - 1 is -1 in f32.)
-        const auto em1 = exp32_parts<DF>(df, hn::Min(hn::Max(x, hn::Set(df, -87.0f)), zero)).expm1(df);
+        const auto em1 = exp32_parts<DF, exp_range::near>(df, hn::Min(hn::Max(x, hn::Set(df, -87.0f)), zero)).expm1(df);
         // (At zero the product alpha * x keeps C's sign: e^-0 - 1 is -0.)
         return hn::IfThenElse(hn::Gt(x, zero), x, hn::Mul(alpha, hn::IfThenElse(hn::Eq(x, zero), x, em1)));
     }
@@ -556,9 +569,14 @@ struct mish32_fn {
     static constexpr bool kF32 = true;
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
         const auto two = hn::Set(df, 2.0f);
-        const exp32_parts<DF> e(df, hn::Min(x, hn::Set(df, 20.0f)));
-        const auto ev = e.value(df), e2 = hn::Add(ev, two);
-        const auto r = e.times(df, hn::Mul(x, hn::Mul(e2, recip32(df, hn::MulAdd(ev, e2, two)))));
+        const auto xe = hn::Min(x, hn::Set(df, 20.0f));
+        const auto mish = [&](const auto &e) {
+            const auto ev = e.value(df), e2 = hn::Add(ev, two);
+            return e.times(df, hn::Mul(x, hn::Mul(e2, recip32(df, hn::MulAdd(ev, e2, two)))));
+        };
+        const auto rn = mish(exp32_parts<DF, exp_range::near>(df, xe));
+        if (HWY_LIKELY(exp32_near(df, xe))) return rn;
+        const auto r = mish(exp32_parts<DF>(df, xe));
         return hn::IfThenElse(hn::Lt(x, hn::Set(df, -125.0f)), hn::Set(df, -0.0f), r); // (|x| e^x < 2^-160 there)
     }
 };
@@ -642,10 +660,12 @@ struct gelu_erf32_fn {
         const auto xl = hn::Sub(xc, xh);
         const auto lo = hn::Add(hn::Add(hn::Sub(hn::Mul(xh, xh), hi), hn::Mul(hn::Add(xh, xh), xl)), hn::Mul(xl, xl));
 #endif
-        const exp32_parts<DF> e(df, hn::Mul(hi, hn::Set(df, -0.5f)));
         const auto c = hn::Mul(hn::NegMulAdd(lo, half, one), // erfc a / e^(-hi/2)
                                erfc_scaled32(df, hn::Mul(hn::Abs(xc), hn::Set(df, 0.707106781f))));
-        const auto tail = e.times(df, hn::Mul(hn::Mul(xc, half), c)); // 0.5 x erfc a (-0 for x <= -15)
+        const auto v = hn::Mul(hn::Mul(xc, half), c), ex = hn::Mul(hi, hn::Set(df, -0.5f));
+        // 0.5 x erfc a (-0 for x <= -15)
+        auto tail = exp32_parts<DF, exp_range::near>(df, ex).times(df, v);
+        if (HWY_UNLIKELY(!exp32_near(df, ex))) tail = exp32_parts<DF>(df, ex).times(df, v);
         return hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(x, tail), tail);
     }
 };
@@ -662,12 +682,17 @@ struct softplus32 {
         const auto a = hn::Abs(x), x2 = hn::Mul(x, x);
         const auto near = hn::Add(hn::Set(df, 0.693147182f),
                                   hn::MulAdd(x, hn::Set(df, 0.5f), hn::Mul(x2, horner(df, x2, kSoftplusQ))));
-        const exp32_parts<DF> e(df, hn::Neg(a));
-        const auto t = e.value(df);
-        const auto t_lo = e.pow2_times(df, hn::Sub(e.p, hn::Sub(e.m, one)));
-        const auto l = hn::Add(t, hn::MulAdd(hn::Mul(t, t), horner(df, t, kLog1pP), hn::Mul(t_lo, hn::Sub(one, t))));
-        const auto far = hn::Add(hn::Max(x, hn::Zero(df)), l);
-        return hn::IfThenElse(hn::Lt(a, hn::Set(df, 0.88f)), near, far);
+        const auto small = hn::Lt(a, hn::Set(df, 0.88f)), na = hn::Neg(a);
+        const auto softplus = [&](const auto &e) {
+            const auto t = e.value(df);
+            const auto t_lo = e.pow2_times(df, hn::Sub(e.p, hn::Sub(e.m, one)));
+            const auto l =
+                hn::Add(t, hn::MulAdd(hn::Mul(t, t), horner(df, t, kLog1pP), hn::Mul(t_lo, hn::Sub(one, t))));
+            return hn::IfThenElse(small, near, hn::Add(hn::Max(x, hn::Zero(df)), l));
+        };
+        const auto r = softplus(exp32_parts<DF, exp_range::near>(df, na));
+        if (HWY_LIKELY(exp32_near(df, na))) return r;
+        return softplus(exp32_parts<DF>(df, na));
     }
 };
 
