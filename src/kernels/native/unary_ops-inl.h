@@ -682,7 +682,8 @@ struct softplus32 {
         const auto a = hn::Abs(x), x2 = hn::Mul(x, x);
         const auto near = hn::Add(hn::Set(df, 0.693147182f),
                                   hn::MulAdd(x, hn::Set(df, 0.5f), hn::Mul(x2, horner(df, x2, kSoftplusQ))));
-        const auto small = hn::Lt(a, hn::Set(df, 0.88f)), na = hn::Neg(a);
+        const auto small = hn::Lt(a, hn::Set(df, 0.88f));
+        const auto na = hn::Neg(a);
         const auto softplus = [&](const auto &e) {
             const auto t = e.value(df);
             const auto t_lo = e.pow2_times(df, hn::Sub(e.p, hn::Sub(e.m, one)));
