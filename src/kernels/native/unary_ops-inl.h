@@ -423,11 +423,17 @@ template <class DF, exp_range kRange = exp_range::any> struct exp32_parts {
 template <class DF> HWY_INLINE bool exp32_near(DF df, hn::Vec<DF> x) {
     return hn::AllTrue(df, hn::Le(hn::Abs(x), hn::Set(df, 87.0f)));
 }
+// f(exp32_parts of x) over exp_range::near, computed first so that the
+// common path has no branch before it, and again over exp_range::any for a
+// vector with a lane outside [-87, 87].
+template <class DF, class F> HWY_INLINE hn::Vec<DF> with_exp32(DF df, hn::Vec<DF> x, const F &f) {
+    const auto r = f(exp32_parts<DF, exp_range::near>(df, x));
+    if (HWY_LIKELY(exp32_near(df, x))) return r;
+    return f(exp32_parts<DF>(df, x));
+}
 // e^x for every non-NaN x (0 below -104, inf past 88.72283935546875).
 template <class DF> HWY_INLINE hn::Vec<DF> exp32(DF df, hn::Vec<DF> x) {
-    const auto r = exp32_parts<DF, exp_range::near>(df, x).value(df);
-    if (HWY_LIKELY(exp32_near(df, x))) return r;
-    return exp32_parts<DF>(df, x).value(df);
+    return with_exp32(df, x, [&](const auto &e) { return e.value(df); });
 }
 
 // 1 / d for normal d. On AVX-512 the 14-bit estimate refined by one Newton
@@ -503,6 +509,7 @@ struct tanh32_fn {
         const auto one = hn::Set(df, 1.0f);
         const auto a = hn::Min(hn::Abs(x), hn::Set(df, 9.1f)), a2 = hn::Mul(a, a); // (tanh 9.1 is 1 in f32)
         const auto near = hn::MulAdd(a, hn::Mul(a2, horner(df, a2, kTanhP)), a);
+        // (2a <= 18.2: exp_range::near holds.)
         const auto far = hn::NegMulAdd(
             hn::Set(df, 2.0f), recip32(df, hn::Add(exp32_parts<DF, exp_range::near>(df, hn::Add(a, a)).value(df), one)),
             one);
@@ -574,6 +581,7 @@ struct mish32_fn {
             const auto ev = e.value(df), e2 = hn::Add(ev, two);
             return e.times(df, hn::Mul(x, hn::Mul(e2, recip32(df, hn::MulAdd(ev, e2, two)))));
         };
+        // (Not with_exp32: the -0 below is needed only over exp_range::any.)
         const auto rn = mish(exp32_parts<DF, exp_range::near>(df, xe));
         if (HWY_LIKELY(exp32_near(df, xe))) return rn;
         const auto r = mish(exp32_parts<DF>(df, xe));
@@ -662,10 +670,10 @@ struct gelu_erf32_fn {
 #endif
         const auto c = hn::Mul(hn::NegMulAdd(lo, half, one), // erfc a / e^(-hi/2)
                                erfc_scaled32(df, hn::Mul(hn::Abs(xc), hn::Set(df, 0.707106781f))));
-        const auto v = hn::Mul(hn::Mul(xc, half), c), ex = hn::Mul(hi, hn::Set(df, -0.5f));
+        const auto v = hn::Mul(hn::Mul(xc, half), c);
         // 0.5 x erfc a (-0 for x <= -15)
-        auto tail = exp32_parts<DF, exp_range::near>(df, ex).times(df, v);
-        if (HWY_UNLIKELY(!exp32_near(df, ex))) tail = exp32_parts<DF>(df, ex).times(df, v);
+        const auto tail =
+            with_exp32(df, hn::Mul(hi, hn::Set(df, -0.5f)), [&](const auto &e) { return e.times(df, v); });
         return hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::Sub(x, tail), tail);
     }
 };
@@ -683,7 +691,6 @@ struct softplus32 {
         const auto near = hn::Add(hn::Set(df, 0.693147182f),
                                   hn::MulAdd(x, hn::Set(df, 0.5f), hn::Mul(x2, horner(df, x2, kSoftplusQ))));
         const auto small = hn::Lt(a, hn::Set(df, 0.88f));
-        const auto na = hn::Neg(a);
         const auto softplus = [&](const auto &e) {
             const auto t = e.value(df);
             const auto t_lo = e.pow2_times(df, hn::Sub(e.p, hn::Sub(e.m, one)));
@@ -691,9 +698,7 @@ struct softplus32 {
                 hn::Add(t, hn::MulAdd(hn::Mul(t, t), horner(df, t, kLog1pP), hn::Mul(t_lo, hn::Sub(one, t))));
             return hn::IfThenElse(small, near, hn::Add(hn::Max(x, hn::Zero(df)), l));
         };
-        const auto r = softplus(exp32_parts<DF, exp_range::near>(df, na));
-        if (HWY_LIKELY(exp32_near(df, na))) return r;
-        return softplus(exp32_parts<DF>(df, na));
+        return with_exp32(df, hn::Neg(a), softplus);
     }
 };
 
