@@ -870,6 +870,132 @@ template <class F, bool kSignedOnly = false> void set_integer_unary(element_ops 
     t[dtype_index(dt::u64)] = unary_math<F, uint64_t>;
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// Casts on vectors, for the pairs whose result is one conversion of a value
+// that f32 holds exactly: the input (f32, f16, bf16, boolean, the 8- and
+// 16-bit integers, s32 into f32, boolean or s32) is read into f32 lanes
+// without rounding, then written with the output's one conversion (f16 and
+// bf16 to nearest even, s32 toward zero and saturated with NaN -> 0, boolean
+// x != 0 with NaN true). The elements before an aligned streaming store and
+// after the last whole vector take the pair's scalar loop (scalar_math.cpp),
+// the same conversion element by element. Every other pair keeps that loop.
+
+// 8-, 16- and 32-bit integers as f32 lanes (exact but for s32 into f32,
+// which rounds there once, as the cast does).
+template <typename I> struct int_in {
+    using storage = I;
+    template <class D> static auto load(D df, const I *p) {
+        const hn::Rebind<int32_t, D> di;
+        if constexpr (sizeof(I) == 4)
+            return hn::ConvertTo(df, hn::LoadU(di, p));
+        else
+            return hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(hn::Rebind<I, D>(), p)));
+    }
+};
+// Boolean bytes as 0.0 / 1.0 lanes (any nonzero byte is true).
+struct bool_in {
+    using storage = uint8_t;
+    template <class D> static auto load(D df, const uint8_t *p) {
+        const hn::Rebind<int32_t, D> di;
+        const auto zero = hn::Eq(hn::PromoteTo(di, hn::LoadU(hn::Rebind<uint8_t, D>(), p)), hn::Zero(di));
+        return hn::IfThenZeroElse(hn::RebindMask(df, zero), hn::Set(df, 1.0f));
+    }
+};
+
+struct f32_out {
+    using storage = float;
+    template <class D> static void store(D df, hn::Vec<D> v, float *p, bool nt) {
+        nt ? hn::Stream(v, df, p) : hn::StoreU(v, df, p);
+    }
+};
+template <class IO> struct half_out {
+    using storage = uint16_t;
+    template <class D> static void store(D df, hn::Vec<D> v, uint16_t *p, bool nt) {
+        const typename IO::template narrow_tag<D> dn;
+        const auto h = IO::narrow(df, v);
+        nt ? hn::Stream(h, dn, p) : hn::StoreU(h, dn, p);
+    }
+};
+// Toward zero, saturated, NaN -> 0: NaN lanes zeroed and the rest clamped
+// into the range ConvertTo truncates exactly on every target, then the
+// lanes at or above 2^31 (the clamp's 2^31 - 128) set to the maximum.
+struct s32_out {
+    using storage = int32_t;
+    template <class D> static void store(D df, hn::Vec<D> v, int32_t *p, bool nt) {
+        const hn::Rebind<int32_t, D> di;
+        const auto x = hn::IfThenZeroElse(hn::IsNaN(v), v);
+        const auto in_range = hn::Min(hn::Max(x, hn::Set(df, -2147483648.0f)), hn::Set(df, 2147483520.0f));
+        const auto big = hn::RebindMask(di, hn::Ge(x, hn::Set(df, 2147483648.0f)));
+        const auto t = hn::IfThenElse(big, hn::Set(di, std::numeric_limits<int32_t>::max()), hn::ConvertTo(di, in_range));
+        nt ? hn::Stream(t, di, p) : hn::StoreU(t, di, p);
+    }
+};
+// x != 0: NaN is true, -0 false.
+struct bool_out {
+    using storage = uint8_t;
+    template <class D> static void store(D df, hn::Vec<D> v, uint8_t *p, bool nt) {
+        const hn::Rebind<int32_t, D> di;
+        const hn::Rebind<uint8_t, D> d8;
+        const auto zero = hn::RebindMask(di, hn::Eq(v, hn::Zero(df)));
+        const auto b = hn::DemoteTo(d8, hn::IfThenZeroElse(zero, hn::Set(di, 1)));
+        nt ? hn::Stream(b, d8, p) : hn::StoreU(b, d8, p);
+    }
+};
+
+template <data_type F, data_type T, class In, class Out>
+void cast_vector(const void *const *in, const int64_t *st, void *out_, int64_t n, bool stream) {
+    using SO = typename Out::storage;
+    static const nary_fn scalar = scalar_cast_loop(F, T);
+    if (st[0] != 1) return scalar(in, st, out_, n, stream); // one value
+    const auto *x = static_cast<const typename In::storage *>(in[0]);
+    auto *out = static_cast<SO *>(out_);
+    auto one_by_one = [&](int64_t i, int64_t count) {
+        const void *at[] = {x + i};
+        const int64_t unit[] = {1};
+        scalar(at, unit, out + i, count, false);
+    };
+    const hn::ScalableTag<float> df;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    // Highway streams vectors narrower than 16 bytes as 16 bytes: those store normally.
+    const bool nt = stream && lanes * static_cast<int64_t>(sizeof(SO)) >= 16;
+    int64_t i = 0;
+    if (nt) {
+        i = head_elements(out, static_cast<size_t>(lanes) * sizeof(SO), n);
+        if (i) one_by_one(0, i);
+    }
+    for (; i + lanes <= n; i += lanes) {
+        if (nt) prefetch_ahead(x, 1, i, lanes);
+        Out::store(df, In::load(df, x + i), out + i, nt);
+    }
+    if (i < n) one_by_one(i, n - i);
+}
+
+// The vector casts from F (read by In) into every output it has one for.
+template <data_type F, class In> void set_casts_from(element_ops &o) {
+    using dt = data_type;
+    auto &t = o.cast[dtype_index(F)];
+    if constexpr (F != dt::f32) t[dtype_index(dt::f32)] = cast_vector<F, dt::f32, In, f32_out>;
+    if constexpr (F != dt::s32 && F != dt::bf16) t[dtype_index(dt::bf16)] = cast_vector<F, dt::bf16, In, half_out<bf16_io>>;
+    if constexpr (F != dt::s32 && F != dt::f16 && kVectorF16)
+        t[dtype_index(dt::f16)] = cast_vector<F, dt::f16, In, half_out<f16_io>>;
+    if constexpr (F != dt::boolean) t[dtype_index(dt::boolean)] = cast_vector<F, dt::boolean, In, bool_out>;
+    if constexpr (F != dt::s32) t[dtype_index(dt::s32)] = cast_vector<F, dt::s32, In, s32_out>;
+}
+
+void set_vector_casts(element_ops &o) {
+    using dt = data_type;
+    set_casts_from<dt::f32, f32_io>(o);
+    set_casts_from<dt::bf16, bf16_io>(o);
+    if constexpr (kVectorF16) set_casts_from<dt::f16, f16_io>(o);
+    set_casts_from<dt::boolean, bool_in>(o);
+    set_casts_from<dt::s8, int_in<int8_t>>(o);
+    set_casts_from<dt::u8, int_in<uint8_t>>(o);
+    set_casts_from<dt::s16, int_in<int16_t>>(o);
+    set_casts_from<dt::u16, int_in<uint16_t>>(o);
+    set_casts_from<dt::s32, int_in<int32_t>>(o);
+}
+#endif
+
 void set_unary(element_ops &o) {
     using dt = data_type;
     set_float_unary<abs_fn>(o, ew_fn::abs);
@@ -936,6 +1062,9 @@ void set_unary(element_ops &o) {
 #endif
     for (int a = 0; a < kNumDataTypes; ++a)
         for (int b = 0; b < kNumDataTypes; ++b) o.cast[a][b] = scalar_cast_loop(data_type_at(a), data_type_at(b));
+#if HWY_TARGET != HWY_SCALAR
+    set_vector_casts(o);
+#endif
     // LeakyReLU: PReLU's function with an f32 slope for f16/bf16 inputs.
     set<binary_f32<prelu_fn, f16_io, f32_io, f16_io>, uint16_t, float, uint16_t>(o, ew_fn::prelu, dt::f16, dt::f32);
     set<binary_f32<prelu_fn, bf16_io, f32_io, bf16_io>, uint16_t, float, uint16_t>(o, ew_fn::prelu, dt::bf16, dt::f32);
