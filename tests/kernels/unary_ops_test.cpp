@@ -267,8 +267,8 @@ TEST(unary_ops, casts_over_whole_input_ranges_with_streaming_stores) {
             for (uint32_t b = 0; b < 256; ++b) bits.push_back(b);
         if (from == dt::f32) {
             for (uint32_t hi = 0; hi < 65536; ++hi) bits.push_back(hi << 16 | static_cast<uint32_t>(rng() & 0xFFFF));
-            for (float edge : {2147483648.0f, -2147483648.0f, 4294967296.0f, 65536.0f, 32768.0f, 256.0f, 128.0f, 1.0f,
-                               0.5f})
+            for (float edge :
+                 {2147483648.0f, -2147483648.0f, 4294967296.0f, 65536.0f, 32768.0f, 256.0f, 128.0f, 1.0f, 0.5f})
                 for (int k = -64; k <= 64; ++k) {
                     uint32_t b;
                     std::memcpy(&b, &edge, 4);
@@ -302,8 +302,8 @@ TEST(unary_ops, casts_over_whole_input_ranges_with_streaming_stores) {
                         fn(in, stride, dst, n, stream);
                         for (unsigned char *p = out.data(); p < dst; ++p) ASSERT_EQ(*p, 0xA5) << "wrote before";
                         for (unsigned char *p = dst + bytes; p < out.data() + out.size(); ++p)
-                            ASSERT_EQ(*p, 0xA5) << ops->isa << " " << data_type_name(from) << "->"
-                                                << data_type_name(to) << " wrote past the output";
+                            ASSERT_EQ(*p, 0xA5) << ops->isa << " " << data_type_name(from) << "->" << data_type_name(to)
+                                                << " wrote past the output";
                         for (int64_t i = 0; i < n; ++i)
                             ASSERT_TRUE(std::memcmp(dst + i * os, want.data() + i * os, os) == 0 ||
                                         (is_float_type(to) && std::isnan(fbref::as_double(to, dst, i)) &&

@@ -875,10 +875,11 @@ template <class F, bool kSignedOnly = false> void set_integer_unary(element_ops 
 // that f32 holds exactly: the input (f32, f16, bf16, boolean, the 8- and
 // 16-bit integers, s32 into f32, boolean or s32) is read into f32 lanes
 // without rounding, then written with the output's one conversion (f16 and
-// bf16 to nearest even, s32 toward zero and saturated with NaN -> 0, boolean
-// x != 0 with NaN true). The elements before an aligned streaming store and
-// after the last whole vector take the pair's scalar loop (scalar_math.cpp),
-// the same conversion element by element. Every other pair keeps that loop.
+// bf16 to nearest even, s32 and, from floats, the 8- and 16-bit integers
+// toward zero and saturated with NaN -> 0, boolean x != 0 with NaN true).
+// The elements before an aligned streaming store and after the last whole
+// vector take the pair's scalar loop (scalar_math.cpp), the same conversion
+// element by element. Every other pair keeps that loop.
 
 // 8-, 16- and 32-bit integers as f32 lanes (exact but for s32 into f32,
 // which rounds there once, as the cast does).
@@ -926,8 +927,23 @@ struct s32_out {
         const auto x = hn::IfThenZeroElse(hn::IsNaN(v), v);
         const auto in_range = hn::Min(hn::Max(x, hn::Set(df, -2147483648.0f)), hn::Set(df, 2147483520.0f));
         const auto big = hn::RebindMask(di, hn::Ge(x, hn::Set(df, 2147483648.0f)));
-        const auto t = hn::IfThenElse(big, hn::Set(di, std::numeric_limits<int32_t>::max()), hn::ConvertTo(di, in_range));
+        const auto t =
+            hn::IfThenElse(big, hn::Set(di, std::numeric_limits<int32_t>::max()), hn::ConvertTo(di, in_range));
         nt ? hn::Stream(t, di, p) : hn::StoreU(t, di, p);
+    }
+};
+// The same into the 8- and 16-bit integers, for float inputs (integer ones
+// wrap instead): clamped to the type's range, exact in f32, then truncated.
+template <typename I> struct small_int_out {
+    using storage = I;
+    template <class D> static void store(D df, hn::Vec<D> v, I *p, bool nt) {
+        const hn::Rebind<int32_t, D> di;
+        const hn::Rebind<I, D> dn;
+        const auto x = hn::IfThenZeroElse(hn::IsNaN(v), v);
+        const auto lo = hn::Set(df, static_cast<float>(std::numeric_limits<I>::lowest()));
+        const auto hi = hn::Set(df, static_cast<float>(std::numeric_limits<I>::max()));
+        const auto t = hn::DemoteTo(dn, hn::ConvertTo(di, hn::Min(hn::Max(x, lo), hi)));
+        nt ? hn::Stream(t, dn, p) : hn::StoreU(t, dn, p);
     }
 };
 // x != 0: NaN is true, -0 false.
@@ -975,11 +991,18 @@ template <data_type F, class In> void set_casts_from(element_ops &o) {
     using dt = data_type;
     auto &t = o.cast[dtype_index(F)];
     if constexpr (F != dt::f32) t[dtype_index(dt::f32)] = cast_vector<F, dt::f32, In, f32_out>;
-    if constexpr (F != dt::s32 && F != dt::bf16) t[dtype_index(dt::bf16)] = cast_vector<F, dt::bf16, In, half_out<bf16_io>>;
+    if constexpr (F != dt::s32 && F != dt::bf16)
+        t[dtype_index(dt::bf16)] = cast_vector<F, dt::bf16, In, half_out<bf16_io>>;
     if constexpr (F != dt::s32 && F != dt::f16 && kVectorF16)
         t[dtype_index(dt::f16)] = cast_vector<F, dt::f16, In, half_out<f16_io>>;
     if constexpr (F != dt::boolean) t[dtype_index(dt::boolean)] = cast_vector<F, dt::boolean, In, bool_out>;
     if constexpr (F != dt::s32) t[dtype_index(dt::s32)] = cast_vector<F, dt::s32, In, s32_out>;
+    if constexpr (F == dt::f32 || F == dt::f16 || F == dt::bf16) {
+        t[dtype_index(dt::s8)] = cast_vector<F, dt::s8, In, small_int_out<int8_t>>;
+        t[dtype_index(dt::u8)] = cast_vector<F, dt::u8, In, small_int_out<uint8_t>>;
+        t[dtype_index(dt::s16)] = cast_vector<F, dt::s16, In, small_int_out<int16_t>>;
+        t[dtype_index(dt::u16)] = cast_vector<F, dt::u16, In, small_int_out<uint16_t>>;
+    }
 }
 
 void set_vector_casts(element_ops &o) {
