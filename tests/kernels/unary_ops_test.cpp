@@ -249,24 +249,27 @@ TEST(unary_ops, casts_between_every_pair_of_types_match_reference) {
 
 // Casts over whole input ranges (the vector casts of unary_ops-inl.h and the
 // scalar loops alike): the 16-bit types in all 65,536 bit patterns, the 8-bit
-// ones in all 256, f32 in 65,536 patterns whose upper halves take every value
-// (every sign, exponent and high significand bit pattern) plus the floats
-// around the integer limits, s32 around its limits and at random. Into every
+// ones in all 256, f32 and f64 in 65,536 patterns whose upper 16 bits take
+// every value (every sign, exponent and high significand bit pattern) plus
+// the floats around the integer limits, s32, u32 and s64 around their limits
+// and 2^53 and at random (s64: also where f64 holds every value). Into every
 // type, on every instruction set, with ordinary and streaming stores and an
 // output one element off its alignment; not a byte outside the output changes.
 TEST(unary_ops, casts_over_whole_input_ranges_with_streaming_stores) {
     std::mt19937_64 rng(31);
     const auto targets = detail::element_ops_for_every_target();
     size_t checked = 0;
-    for (dt from : {dt::f16, dt::bf16, dt::f32, dt::s32, dt::s16, dt::u16, dt::s8, dt::u8, dt::boolean}) {
+    const dt sources[] = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s64, dt::s32,
+                          dt::u32, dt::s16,  dt::u16, dt::s8,  dt::u8,  dt::boolean};
+    for (dt from : sources) {
         const size_t es = data_type_size(from);
-        std::vector<uint32_t> bits;
+        std::vector<uint64_t> bits;
         if (es == 2)
-            for (uint32_t b = 0; b < 65536; ++b) bits.push_back(b);
+            for (uint64_t b = 0; b < 65536; ++b) bits.push_back(b);
         if (es == 1)
-            for (uint32_t b = 0; b < 256; ++b) bits.push_back(b);
+            for (uint64_t b = 0; b < 256; ++b) bits.push_back(b);
         if (from == dt::f32) {
-            for (uint32_t hi = 0; hi < 65536; ++hi) bits.push_back(hi << 16 | static_cast<uint32_t>(rng() & 0xFFFF));
+            for (uint32_t hi = 0; hi < 65536; ++hi) bits.push_back(hi << 16 | (rng() & 0xFFFF));
             for (float edge :
                  {2147483648.0f, -2147483648.0f, 4294967296.0f, 65536.0f, 32768.0f, 256.0f, 128.0f, 1.0f, 0.5f})
                 for (int k = -64; k <= 64; ++k) {
@@ -275,11 +278,27 @@ TEST(unary_ops, casts_over_whole_input_ranges_with_streaming_stores) {
                     bits.push_back(b + static_cast<uint32_t>(k)); // neighbours within 64 ulps (k < 0 below)
                 }
         }
-        if (from == dt::s32) {
+        if (from == dt::f64) {
+            for (uint64_t hi = 0; hi < 65536; ++hi) bits.push_back(hi << 48 | (rng() >> 16));
+            for (double edge : {0x1p63, -0x1p63, 0x1p53, -0x1p53, 0x1p31, -0x1p31, 0x1p32, 0x1p24, 1.0, 0.5,
+                                3.4028234663852886e38, 1.1754943508222875e-38})
+                for (int k = -64; k <= 64; ++k) {
+                    uint64_t b;
+                    std::memcpy(&b, &edge, 8);
+                    bits.push_back(b + static_cast<uint64_t>(k)); // neighbours within 64 ulps
+                }
+        }
+        if (from == dt::s32 || from == dt::u32 || from == dt::s64) {
+            const int64_t lo = from == dt::s64 ? INT64_MIN : from == dt::s32 ? INT32_MIN : 0;
+            const int64_t hi = from == dt::s64 ? INT64_MAX : from == dt::s32 ? INT32_MAX : int64_t{UINT32_MAX};
             for (int64_t k = -300; k <= 300; ++k)
-                for (int64_t edge : {int64_t{0}, int64_t{INT32_MAX}, int64_t{INT32_MIN}, int64_t{1} << 24})
-                    bits.push_back(static_cast<uint32_t>(edge + k));
-            for (int k = 0; k < 20000; ++k) bits.push_back(static_cast<uint32_t>(rng()));
+                for (int64_t edge : {int64_t{0}, hi, lo, int64_t{1} << 24, int64_t{1} << 53, -(int64_t{1} << 53)})
+                    if ((k >= 0 || edge >= lo - k) && (k <= 0 || edge <= hi - k))
+                        bits.push_back(static_cast<uint64_t>(edge + k));
+            for (int k = 0; k < 20000; ++k) { // at random; for s64 also small, where f64 holds every value
+                const uint64_t r = rng();
+                bits.push_back(from == dt::s64 && k % 2 ? static_cast<uint64_t>(static_cast<int64_t>(r) >> 20) : r);
+            }
         }
         const int64_t n = static_cast<int64_t>(bits.size());
         std::vector<unsigned char> x(static_cast<size_t>(n) * es);
@@ -316,7 +335,7 @@ TEST(unary_ops, casts_over_whole_input_ranges_with_streaming_stores) {
             }
         }
     }
-    EXPECT_EQ(checked, targets.size() * kAll.size() * 9 * 4);
+    EXPECT_EQ(checked, targets.size() * kAll.size() * std::size(sources) * 4);
 }
 
 // ELEMENTWISE.md: f16/bf16 within 1 ulp (the exact ops: bit for bit) for

@@ -1005,6 +1005,157 @@ template <data_type F, class In> void set_casts_from(element_ops &o) {
     }
 }
 
+// Casts through f64 lanes, for pairs with f64, s64 or u32 on one side (and
+// floats into s64) whose result is still one conversion: the input is read
+// into f64 lanes without rounding, or, for s64, in vectors whose every lane
+// f64 holds exactly (the others take the scalar loop); the output is written
+// with one conversion. Integer inputs go only into outputs that hold their
+// every value (the wrap of one integer into a narrower one is not here).
+template <typename I> struct int_in64 { // 8-, 16- and 32-bit integers
+    using storage = I;
+    static constexpr bool kAlwaysExact = true;
+    template <class D> static auto load(D dd, const I *p) {
+        if constexpr (std::is_same_v<I, uint32_t>) {
+            const hn::Rebind<uint64_t, D> du64;
+            return hn::ConvertTo(
+                dd, hn::BitCast(hn::Rebind<int64_t, D>(), hn::PromoteTo(du64, hn::LoadU(hn::Rebind<I, D>(), p))));
+        } else {
+            const hn::Rebind<int32_t, D> di;
+            if constexpr (sizeof(I) == 4)
+                return hn::PromoteTo(dd, hn::LoadU(di, p));
+            else
+                return hn::PromoteTo(dd, hn::PromoteTo(di, hn::LoadU(hn::Rebind<I, D>(), p)));
+        }
+    }
+};
+template <class In32> struct float_in64 { // f32, f16, bf16: exact in f32, then in f64
+    using storage = typename In32::storage;
+    static constexpr bool kAlwaysExact = true;
+    template <class D> static auto load(D dd, const storage *p) {
+        return hn::PromoteTo(dd, In32::load(hn::Rebind<float, D>(), p));
+    }
+};
+struct f64_in {
+    using storage = double;
+    static constexpr bool kAlwaysExact = true;
+    template <class D> static auto load(D dd, const double *p) { return hn::LoadU(dd, p); }
+};
+struct bool_in64 {
+    using storage = uint8_t;
+    static constexpr bool kAlwaysExact = true;
+    template <class D> static auto load(D dd, const uint8_t *p) {
+        return hn::PromoteTo(dd, bool_in::load(hn::Rebind<float, D>(), p));
+    }
+};
+// s64: `exact` says whether every lane of the converted vector is the integer.
+struct s64_in {
+    using storage = int64_t;
+    static constexpr bool kAlwaysExact = false;
+    template <class D> static auto load(D dd, const int64_t *p) {
+        return hn::ConvertTo(dd, hn::LoadU(hn::Rebind<int64_t, D>(), p));
+    }
+    template <class D> static bool exact(D dd, hn::Vec<D> v, const int64_t *p) {
+        const hn::Rebind<int64_t, D> di;
+        const auto in_range = hn::Lt(hn::Abs(v), hn::Set(dd, 0x1p63));
+        return hn::AllTrue(dd, hn::And(in_range, hn::RebindMask(dd, hn::Eq(hn::ConvertTo(di, v), hn::LoadU(di, p)))));
+    }
+};
+
+struct f64_out {
+    using storage = double;
+    template <class D> static void store(D dd, hn::Vec<D> v, double *p, bool nt) {
+        nt ? hn::Stream(v, dd, p) : hn::StoreU(v, dd, p);
+    }
+};
+struct f32_out64 { // rounded once, overflowing to inf
+    using storage = float;
+    template <class D> static void store(D dd, hn::Vec<D> v, float *p, bool nt) {
+        (void)dd;
+        const hn::Rebind<float, D> df;
+        const auto f = demote_f32(df, v);
+        nt ? hn::Stream(f, df, p) : hn::StoreU(f, df, p);
+    }
+};
+struct s32_out64 { // NaN -> 0, clamped (exact in f64), truncated
+    using storage = int32_t;
+    template <class D> static void store(D dd, hn::Vec<D> v, int32_t *p, bool nt) {
+        const hn::Rebind<int32_t, D> di;
+        const auto x = hn::IfThenZeroElse(hn::IsNaN(v), v);
+        const auto t = hn::DemoteTo(di, hn::Min(hn::Max(x, hn::Set(dd, -2147483648.0)), hn::Set(dd, 2147483647.0)));
+        nt ? hn::Stream(t, di, p) : hn::StoreU(t, di, p);
+    }
+};
+// NaN -> 0, clamped into the range ConvertTo truncates exactly (2^63 - 1024
+// is the largest double below 2^63), the lanes at or above 2^63 the maximum.
+struct s64_out {
+    using storage = int64_t;
+    template <class D> static void store(D dd, hn::Vec<D> v, int64_t *p, bool nt) {
+        const hn::Rebind<int64_t, D> di;
+        const auto x = hn::IfThenZeroElse(hn::IsNaN(v), v);
+        const auto in_range = hn::Min(hn::Max(x, hn::Set(dd, -0x1p63)), hn::Set(dd, 0x1p63 - 1024));
+        const auto big = hn::RebindMask(di, hn::Ge(x, hn::Set(dd, 0x1p63)));
+        const auto t =
+            hn::IfThenElse(big, hn::Set(di, std::numeric_limits<int64_t>::max()), hn::ConvertTo(di, in_range));
+        nt ? hn::Stream(t, di, p) : hn::StoreU(t, di, p);
+    }
+};
+struct bool_out64 {
+    using storage = uint8_t;
+    template <class D> static void store(D dd, hn::Vec<D> v, uint8_t *p, bool nt) {
+        const hn::Rebind<int32_t, D> di;
+        const hn::Rebind<uint8_t, D> d8;
+        const auto nonzero = hn::DemoteTo(di, hn::IfThenZeroElse(hn::Eq(v, hn::Zero(dd)), hn::Set(dd, 1.0)));
+        const auto b = hn::DemoteTo(d8, nonzero);
+        nt ? hn::Stream(b, d8, p) : hn::StoreU(b, d8, p);
+    }
+};
+
+template <data_type F, data_type T, class In, class Out>
+void cast_vector64(const void *const *in, const int64_t *st, void *out_, int64_t n, bool stream) {
+    using SO = typename Out::storage;
+    static const nary_fn scalar = scalar_cast_loop(F, T);
+    if (st[0] != 1) return scalar(in, st, out_, n, stream); // one value
+    const auto *x = static_cast<const typename In::storage *>(in[0]);
+    auto *out = static_cast<SO *>(out_);
+    auto one_by_one = [&](int64_t i, int64_t count) {
+        const void *at[] = {x + i};
+        const int64_t unit[] = {1};
+        scalar(at, unit, out + i, count, false);
+    };
+    const hn::ScalableTag<double> dd;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
+    const bool nt = stream && lanes * static_cast<int64_t>(sizeof(SO)) >= 16;
+    int64_t i = 0;
+    if (nt) {
+        i = head_elements(out, static_cast<size_t>(lanes) * sizeof(SO), n);
+        if (i) one_by_one(0, i);
+    }
+    for (; i + lanes <= n; i += lanes) {
+        if (nt) prefetch_ahead(x, 1, i, lanes);
+        const auto v = In::load(dd, x + i);
+        if constexpr (!In::kAlwaysExact) {
+            if (HWY_UNLIKELY(!In::exact(dd, v, x + i))) {
+                one_by_one(i, lanes);
+                continue;
+            }
+        }
+        Out::store(dd, v, out + i, nt);
+    }
+    if (i < n) one_by_one(i, n - i);
+}
+
+// The f64-lane casts from F (read by In) that no f32-lane loop covers.
+template <data_type F, class In> void set_casts64_from(element_ops &o) {
+    using dt = data_type;
+    auto &t = o.cast[dtype_index(F)];
+    constexpr bool wide = F == dt::f64 || F == dt::s64 || F == dt::u32;
+    if constexpr (F != dt::f64) t[dtype_index(dt::f64)] = cast_vector64<F, dt::f64, In, f64_out>;
+    if constexpr (wide) t[dtype_index(dt::f32)] = cast_vector64<F, dt::f32, In, f32_out64>;
+    if constexpr (F == dt::f64) t[dtype_index(dt::s32)] = cast_vector64<F, dt::s32, In, s32_out64>;
+    if constexpr (F != dt::s64) t[dtype_index(dt::s64)] = cast_vector64<F, dt::s64, In, s64_out>;
+    if constexpr (wide) t[dtype_index(dt::boolean)] = cast_vector64<F, dt::boolean, In, bool_out64>;
+}
+
 void set_vector_casts(element_ops &o) {
     using dt = data_type;
     set_casts_from<dt::f32, f32_io>(o);
@@ -1016,6 +1167,18 @@ void set_vector_casts(element_ops &o) {
     set_casts_from<dt::s16, int_in<int16_t>>(o);
     set_casts_from<dt::u16, int_in<uint16_t>>(o);
     set_casts_from<dt::s32, int_in<int32_t>>(o);
+    set_casts64_from<dt::f64, f64_in>(o);
+    set_casts64_from<dt::f32, float_in64<f32_io>>(o);
+    set_casts64_from<dt::bf16, float_in64<bf16_io>>(o);
+    if constexpr (kVectorF16) set_casts64_from<dt::f16, float_in64<f16_io>>(o);
+    set_casts64_from<dt::s64, s64_in>(o);
+    set_casts64_from<dt::u32, int_in64<uint32_t>>(o);
+    set_casts64_from<dt::s32, int_in64<int32_t>>(o);
+    set_casts64_from<dt::s16, int_in64<int16_t>>(o);
+    set_casts64_from<dt::u16, int_in64<uint16_t>>(o);
+    set_casts64_from<dt::s8, int_in64<int8_t>>(o);
+    set_casts64_from<dt::u8, int_in64<uint8_t>>(o);
+    set_casts64_from<dt::boolean, bool_in64>(o);
 }
 #endif
 
