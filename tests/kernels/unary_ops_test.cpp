@@ -252,14 +252,15 @@ TEST(unary_ops, casts_between_every_pair_of_types_match_reference) {
 // ones in all 256, f32 and f64 in 65,536 patterns whose upper 16 bits take
 // every value (every sign, exponent and high significand bit pattern) plus
 // the floats around the integer limits, s32, u32 and s64 around their limits
-// and 2^53 and at random (s64: also where f64 holds every value). Into every
+// and 2^53 and at random (s64: also where f64 holds every value), u64 alike.
+// Into every
 // type, on every instruction set, with ordinary and streaming stores and an
 // output one element off its alignment; not a byte outside the output changes.
 TEST(unary_ops, casts_over_whole_input_ranges_with_streaming_stores) {
     std::mt19937_64 rng(31);
     const auto targets = detail::element_ops_for_every_target();
     size_t checked = 0;
-    const dt sources[] = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s64, dt::s32,
+    const dt sources[] = {dt::f16, dt::bf16, dt::f32, dt::f64, dt::s64, dt::u64,    dt::s32,
                           dt::u32, dt::s16,  dt::u16, dt::s8,  dt::u8,  dt::boolean};
     for (dt from : sources) {
         const size_t es = data_type_size(from);
@@ -299,6 +300,12 @@ TEST(unary_ops, casts_over_whole_input_ranges_with_streaming_stores) {
                 const uint64_t r = rng();
                 bits.push_back(from == dt::s64 && k % 2 ? static_cast<uint64_t>(static_cast<int64_t>(r) >> 20) : r);
             }
+        }
+        if (from == dt::u64) {
+            for (uint64_t k = 0; k < 300; ++k)
+                for (uint64_t edge : {uint64_t{0}, uint64_t{1} << 63, uint64_t{1} << 53, uint64_t{1} << 32})
+                    bits.push_back(edge + k), bits.push_back(edge - k);
+            for (int k = 0; k < 20000; ++k) bits.push_back(k % 2 ? rng() : rng() >> 40);
         }
         const int64_t n = static_cast<int64_t>(bits.size());
         std::vector<unsigned char> x(static_cast<size_t>(n) * es);

@@ -1156,6 +1156,76 @@ template <data_type F, class In> void set_casts64_from(element_ops &o) {
     if constexpr (wide) t[dtype_index(dt::boolean)] = cast_vector64<F, dt::boolean, In, bool_out64>;
 }
 
+template <typename T> constexpr data_type data_type_of() {
+    using dt = data_type;
+    constexpr bool s = std::is_signed_v<T>;
+    return sizeof(T) == 1   ? (s ? dt::s8 : dt::u8)
+           : sizeof(T) == 2 ? (s ? dt::s16 : dt::u16)
+           : sizeof(T) == 4 ? (s ? dt::s32 : dt::u32)
+                            : (s ? dt::s64 : dt::u64);
+}
+
+// One integer into another: the low bytes (wrap), a narrower one
+// sign- or zero-extended as its own signedness says. Lanes of the wider of
+// the two types; a narrower source is loaded as that many lanes of its own.
+template <typename From, typename To>
+void cast_integer(const void *const *in, const int64_t *st, void *out_, int64_t n, bool stream) {
+    using Wide = std::conditional_t<(sizeof(From) > sizeof(To)), From, To>;
+    static const nary_fn scalar = scalar_cast_loop(data_type_of<From>(), data_type_of<To>());
+    if (st[0] != 1) return scalar(in, st, out_, n, stream); // one value
+    const From *x = static_cast<const From *>(in[0]);
+    To *out = static_cast<To *>(out_);
+    const hn::ScalableTag<Wide> d;
+    const hn::Rebind<From, decltype(d)> df;
+    const hn::Rebind<To, decltype(d)> dt;
+    const hn::RebindToUnsigned<decltype(df)> dfu;
+    const hn::RebindToUnsigned<decltype(dt)> dtu;
+    auto convert = [&](int64_t i) {
+        const auto v = hn::LoadU(df, x + i);
+        if constexpr (sizeof(From) == sizeof(To)) {
+            return hn::BitCast(dt, v);
+        } else if constexpr (sizeof(From) > sizeof(To)) { // the low bytes
+            return hn::BitCast(dt, hn::TruncateTo(dtu, hn::BitCast(dfu, v)));
+        } else { // extended by From's signedness, in steps Highway has
+            using W = std::conditional_t<std::is_signed_v<From>, hwy::MakeSigned<To>, hwy::MakeUnsigned<To>>;
+            const hn::Rebind<W, decltype(d)> dw;
+            if constexpr (sizeof(To) == 8 && sizeof(From) < 4) {
+                using M = std::conditional_t<std::is_signed_v<From>, int32_t, uint32_t>;
+                return hn::BitCast(dt, hn::PromoteTo(dw, hn::PromoteTo(hn::Rebind<M, decltype(d)>(), v)));
+            } else {
+                return hn::BitCast(dt, hn::PromoteTo(dw, v));
+            }
+        }
+    };
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const bool nt = stream && lanes * static_cast<int64_t>(sizeof(To)) >= 16;
+    auto one_by_one = [&](int64_t i, int64_t count) {
+        const void *at[] = {x + i};
+        const int64_t unit[] = {1};
+        scalar(at, unit, out + i, count, false);
+    };
+    int64_t i = 0;
+    if (nt) {
+        i = head_elements(out, static_cast<size_t>(lanes) * sizeof(To), n);
+        if (i) one_by_one(0, i);
+    }
+    for (; i + lanes <= n; i += lanes) {
+        if (nt) prefetch_ahead(x, 1, i, lanes);
+        nt ? hn::Stream(convert(i), dt, out + i) : hn::StoreU(convert(i), dt, out + i);
+    }
+    if (i < n) one_by_one(i, n - i);
+}
+
+template <typename From, typename To> void set_integer_cast(element_ops &o) {
+    if constexpr (!std::is_same_v<From, To>)
+        o.cast[dtype_index(data_type_of<From>())][dtype_index(data_type_of<To>())] = cast_integer<From, To>;
+}
+template <typename From, typename... To> void set_integer_casts_from(element_ops &o) {
+    (set_integer_cast<From, To>(o), ...);
+}
+
+template <typename... T> void set_integer_casts(element_ops &o) { (set_integer_casts_from<T, T...>(o), ...); }
+
 void set_vector_casts(element_ops &o) {
     using dt = data_type;
     set_casts_from<dt::f32, f32_io>(o);
@@ -1179,6 +1249,8 @@ void set_vector_casts(element_ops &o) {
     set_casts64_from<dt::s8, int_in64<int8_t>>(o);
     set_casts64_from<dt::u8, int_in64<uint8_t>>(o);
     set_casts64_from<dt::boolean, bool_in64>(o);
+    // Last: between two integer types these replace the loops above.
+    set_integer_casts<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>(o);
 }
 #endif
 
