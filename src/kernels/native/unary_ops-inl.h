@@ -1054,10 +1054,13 @@ struct s64_in {
     template <class D> static auto load(D dd, const int64_t *p) {
         return hn::ConvertTo(dd, hn::LoadU(hn::Rebind<int64_t, D>(), p));
     }
+    // (Converted back from below 2^63 only: 2^63 itself, what INT64_MAX
+    // rounds to, has no int64, and EMU128's conversion of it is undefined.)
     template <class D> static bool exact(D dd, hn::Vec<D> v, const int64_t *p) {
         const hn::Rebind<int64_t, D> di;
-        const auto in_range = hn::Lt(hn::Abs(v), hn::Set(dd, 0x1p63));
-        return hn::AllTrue(dd, hn::And(in_range, hn::RebindMask(dd, hn::Eq(hn::ConvertTo(di, v), hn::LoadU(di, p)))));
+        const auto in_range = hn::Lt(v, hn::Set(dd, 0x1p63));
+        const auto back = hn::ConvertTo(di, hn::Min(v, hn::Set(dd, 0x1p63 - 1024)));
+        return hn::AllTrue(dd, hn::And(in_range, hn::RebindMask(dd, hn::Eq(back, hn::LoadU(di, p)))));
     }
 };
 
