@@ -371,7 +371,7 @@ TEST(element_ops, unary_ternary_right_shift_and_fmod_loops_match_reference) {
                 const int64_t n = 77;
                 // The form an attribute picks (Mod's fmod=1 over every numeric
                 // type, BitShift to the right), against the reference's other form.
-                auto check_other_form = [&](detail::ew_fn f, auto &&fill_b) {
+                auto check_other_form = [&](detail::ew_fn f, auto &&fill_b, bool alt = true) {
                     const auto fn = ops->binary[static_cast<int>(f)][detail::dtype_index(t)][detail::dtype_index(t)];
                     ASSERT_NE(fn, nullptr) << ops->isa << " " << op_kind_name(def.kind) << " " << data_type_name(t);
                     buffer a(logical_tensor(0, t, dims{n})), b(logical_tensor(1, t, dims{n}));
@@ -379,7 +379,7 @@ TEST(element_ops, unary_ternary_right_shift_and_fmod_loops_match_reference) {
                     fill_b(b);
                     buffer got(logical_tensor(2, t, dims{n})), want(logical_tensor(2, t, dims{n}));
                     fn(a.data(), 1, b.data(), 1, got.data(), n, false);
-                    ref_binary(def.kind, a, b, want, -1, true);
+                    ref_binary(def.kind, a, b, want, -1, alt);
                     ASSERT_TRUE(same_elements(want, got))
                         << ops->isa << " " << op_kind_name(def.kind) << " " << data_type_name(t);
                     ++checked;
@@ -388,14 +388,16 @@ TEST(element_ops, unary_ternary_right_shift_and_fmod_loops_match_reference) {
                     check_other_form(detail::ew_fn::fmod, [&](buffer &b) { fill(b, rng); });
                     continue;
                 }
-                if (def.kind == op::kind::BitShift) {
-                    check_other_form(detail::ew_fn::shift_right, [&](buffer &b) { // counts around the width
-                        auto *counts = static_cast<unsigned char *>(b.data());
+                if (def.kind == op::kind::BitShift) { // both directions, counts around the width
+                    auto counts = [&](buffer &b) {
+                        auto *c = static_cast<unsigned char *>(b.data());
                         for (int64_t i = 0; i < n; ++i) {
-                            const uint64_t c = rng() % (8 * data_type_size(t) + 3);
-                            std::memcpy(counts + i * data_type_size(t), &c, data_type_size(t));
+                            const uint64_t k = rng() % (8 * data_type_size(t) + 3);
+                            std::memcpy(c + i * data_type_size(t), &k, data_type_size(t));
                         }
-                    });
+                    };
+                    check_other_form(detail::ew_fn::shift_right, counts);
+                    check_other_form(detail::ew_fn::shift_left, counts, false);
                     continue;
                 }
                 if (def.lower == detail::lowering::fold || def.lower == detail::lowering::mean) { // one input: a copy

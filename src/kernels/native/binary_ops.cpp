@@ -303,9 +303,36 @@ struct subtract_fn {
             return x - y;
     }
 };
+// Highway multiplies 16- and 32-bit integer lanes only: 64-bit products are
+// put together from 32-bit ones (the low half of x y is xlo ylo plus the low
+// halves of xhi ylo and xlo yhi shifted up), 8-bit ones taken from 16-bit
+// products (the low byte of each lane's product, the high byte of the odd
+// bytes' product with the other operand's odd byte in place).
 struct multiply_fn {
-    template <typename T> static constexpr bool vector = !kIsInt<T> || sizeof(T) == 2 || sizeof(T) == 4;
-    template <class V> static V vec(V a, V b) { return hn::Mul(a, b); }
+    template <typename T>
+    static constexpr bool vector = !kIsInt<T> || sizeof(T) == 2 || sizeof(T) == 4 || HWY_TARGET != HWY_SCALAR;
+    template <class V> static V vec(V a, V b) {
+        using T = hn::TFromV<V>;
+        if constexpr (!kIsInt<T> || sizeof(T) == 2 || sizeof(T) == 4) {
+            return hn::Mul(a, b);
+        } else if constexpr (sizeof(T) == 8) {
+            const hn::DFromV<V> d;
+            const hn::RebindToUnsigned<decltype(d)> du;
+            const hn::Repartition<uint32_t, decltype(du)> d32;
+            const auto x = hn::BitCast(du, a), y = hn::BitCast(du, b);
+            const auto low = hn::MulEven(hn::BitCast(d32, x), hn::BitCast(d32, y));
+            const auto cross = hn::Add(hn::MulEven(hn::BitCast(d32, hn::ShiftRight<32>(x)), hn::BitCast(d32, y)),
+                                       hn::MulEven(hn::BitCast(d32, x), hn::BitCast(d32, hn::ShiftRight<32>(y))));
+            return hn::BitCast(d, hn::Add(low, hn::ShiftLeft<32>(cross)));
+        } else {
+            const hn::DFromV<V> d;
+            const hn::Repartition<uint16_t, decltype(d)> d16;
+            const auto x = hn::BitCast(d16, a), y = hn::BitCast(d16, b);
+            const auto even = hn::And(hn::Mul(x, y), hn::Set(d16, 0x00FF));
+            const auto odd = hn::Mul(hn::ShiftRight<8>(x), hn::And(y, hn::Set(d16, 0xFF00)));
+            return hn::BitCast(d, hn::Or(even, odd));
+        }
+    }
     template <typename T> static T scalar(T x, T y) {
         if constexpr (kIsInt<T>)
             return wrap<T>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
@@ -452,16 +479,30 @@ struct bitwise_not_fn {
     template <typename T> static T scalar(T x) { return static_cast<T>(~x); }
 };
 // BitShift of unsigned integers: counts of the bit width or more give 0.
+// Vectors of 32- and 64-bit lanes (Highway's variable shifts; on 8- and
+// 16-bit lanes only AVX-512 has them): lanes with such a count zeroed, the
+// others shifted by their count (masked, so that no lane shifts by the width).
+template <class V> HWY_INLINE auto shift_past_width(V counts) {
+    constexpr int kLog2Bits = sizeof(hn::TFromV<V>) == 4 ? 5 : 6;
+    return hn::Ne(hn::ShiftRight<kLog2Bits>(counts), hn::Zero(hn::DFromV<V>()));
+}
+template <class V> HWY_INLINE V shift_count(V counts) {
+    return hn::And(counts, hn::Set(hn::DFromV<V>(), hn::TFromV<V>(8 * sizeof(hn::TFromV<V>) - 1)));
+}
 struct shift_left_fn {
-    template <typename T> static constexpr bool vector = false;
-    template <class V> static V vec(V a, V) { return a; }
+    template <typename T> static constexpr bool vector = sizeof(T) >= 4;
+    template <class V> static V vec(V a, V b) {
+        return hn::IfThenZeroElse(shift_past_width(b), hn::Shl(a, shift_count(b)));
+    }
     template <typename T> static T scalar(T x, T y) {
         return static_cast<uint64_t>(y) >= 8 * sizeof(T) ? T{0} : static_cast<T>(x << y);
     }
 };
 struct shift_right_fn {
-    template <typename T> static constexpr bool vector = false;
-    template <class V> static V vec(V a, V) { return a; }
+    template <typename T> static constexpr bool vector = sizeof(T) >= 4;
+    template <class V> static V vec(V a, V b) {
+        return hn::IfThenZeroElse(shift_past_width(b), hn::Shr(a, shift_count(b)));
+    }
     template <typename T> static T scalar(T x, T y) {
         return static_cast<uint64_t>(y) >= 8 * sizeof(T) ? T{0} : static_cast<T>(x >> y);
     }
