@@ -257,11 +257,32 @@ template <class D, typename T> HWY_INLINE auto load_operand(D d, const T *p, int
 
 // Boolean bytes (0/1) for elements [i, i + Lanes(du8)): the comparison masks
 // of the Lanes(du8) / Lanes(d) vectors of D covering them, packed into one
-// mask over bytes, so that every store (or non-temporal store) is a whole
+// vector of bytes, so that every store (or non-temporal store) is a whole
 // vector.
 template <class D, class MaskAt> HWY_INLINE auto bytes_from_masks(D d, int64_t i, MaskAt mask) {
     const hn::ScalableTag<uint8_t> du8;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+#if HWY_TARGET != HWY_SCALAR
+    // 4- and 2-byte lanes: each mask as 0/1 lanes, narrowed (and joined)
+    // to bytes in registers, not through the mask bits in memory.
+    using TI = hwy::MakeSigned<hn::TFromD<D>>;
+    if constexpr (sizeof(TI) == 4 || sizeof(TI) == 2) {
+        const hn::RebindToSigned<D> di;
+        const hn::Half<decltype(du8)> dh8;
+        auto ones = [&](int64_t j) {
+            return hn::IfThenElseZero(hn::RebindMask(di, mask(i + j * lanes)), hn::Set(di, TI{1}));
+        };
+        if constexpr (sizeof(TI) == 2) {
+            return hn::Combine(du8, hn::DemoteTo(dh8, ones(1)), hn::DemoteTo(dh8, ones(0)));
+        } else {
+            const hn::Repartition<int16_t, decltype(di)> d16;
+            const hn::Half<decltype(d16)> dh16;
+            const auto lo = hn::Combine(d16, hn::DemoteTo(dh16, ones(1)), hn::DemoteTo(dh16, ones(0)));
+            const auto hi = hn::Combine(d16, hn::DemoteTo(dh16, ones(3)), hn::DemoteTo(dh16, ones(2)));
+            return hn::Combine(du8, hn::DemoteTo(dh8, hi), hn::DemoteTo(dh8, lo));
+        }
+    }
+#endif
     const int64_t vectors = static_cast<int64_t>(hn::Lanes(du8)) / lanes;
     uint64_t packed = 0;
     for (int64_t j = 0; j < vectors; ++j) {
@@ -279,7 +300,7 @@ template <class D, class MaskAt> HWY_INLINE auto bytes_from_masks(D d, int64_t i
 // The bodies of the kernel functions: one small functor each, a vector body
 // (`vec` on vectors, or `mask` for comparisons) and a scalar body (`scalar`)
 // over elements of one type. `vector<T>` says whether the vector body exists
-// for T (Highway has no 8- or 64-bit integer multiply, no integer divide).
+// for T (Highway has no integer divide).
 // f16/bf16 run these on f32 (binary_f32) and round once.
 template <typename T> constexpr bool kIsInt = std::is_integral_v<T>;
 
