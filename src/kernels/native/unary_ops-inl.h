@@ -958,20 +958,22 @@ struct bool_out {
     }
 };
 
-template <data_type F, data_type T, class In, class Out>
-void cast_vector(const void *const *in, const int64_t *st, void *out_, int64_t n, bool stream) {
-    using SO = typename Out::storage;
-    static const nary_fn scalar = scalar_cast_loop(F, T);
-    if (st[0] != 1) return scalar(in, st, out_, n, stream); // one value
-    const auto *x = static_cast<const typename In::storage *>(in[0]);
-    auto *out = static_cast<SO *>(out_);
+// The loop of every vector cast: whole vectors of D's lanes through
+// `step(x, out, nt)` (false: that vector goes one by one instead), the
+// elements before an aligned streaming store and after the last whole vector
+// through the pair's scalar loop, one value (stride 0) through it too.
+template <class SI, class SO, class D, class Step>
+HWY_INLINE void cast_loop(D d, nary_fn scalar, const void *const *in, const int64_t *st, void *out_, int64_t n,
+                          bool stream, Step step) {
+    if (st[0] != 1) return scalar(in, st, out_, n, stream);
+    const SI *x = static_cast<const SI *>(in[0]);
+    SO *out = static_cast<SO *>(out_);
     auto one_by_one = [&](int64_t i, int64_t count) {
         const void *at[] = {x + i};
         const int64_t unit[] = {1};
         scalar(at, unit, out + i, count, false);
     };
-    const hn::ScalableTag<float> df;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     // Highway streams vectors narrower than 16 bytes as 16 bytes: those store normally.
     const bool nt = stream && lanes * static_cast<int64_t>(sizeof(SO)) >= 16;
     int64_t i = 0;
@@ -981,27 +983,47 @@ void cast_vector(const void *const *in, const int64_t *st, void *out_, int64_t n
     }
     for (; i + lanes <= n; i += lanes) {
         if (nt) prefetch_ahead(x, 1, i, lanes);
-        Out::store(df, In::load(df, x + i), out + i, nt);
+        if (!step(x + i, out + i, nt)) one_by_one(i, lanes);
     }
     if (i < n) one_by_one(i, n - i);
+}
+
+// F into T in lanes of `Lane` (float or double): In reads, Out writes.
+// Readers that may not hold a vector exactly (s64) say so by `exact`.
+template <class In, class = void> struct checks_exact : std::false_type {};
+template <class In> struct checks_exact<In, std::void_t<decltype(In::kChecksExact)>> : std::true_type {};
+
+template <typename Lane, data_type F, data_type T, class In, class Out>
+void cast_vector(const void *const *in, const int64_t *st, void *out_, int64_t n, bool stream) {
+    using SI = typename In::storage;
+    using SO = typename Out::storage;
+    static const nary_fn scalar = scalar_cast_loop(F, T);
+    const hn::ScalableTag<Lane> d;
+    cast_loop<SI, SO>(d, scalar, in, st, out_, n, stream, [&](const SI *x, SO *out, bool nt) {
+        const auto v = In::load(d, x);
+        if constexpr (checks_exact<In>::value)
+            if (!In::exact(d, v, x)) return false;
+        Out::store(d, v, out, nt);
+        return true;
+    });
 }
 
 // The vector casts from F (read by In) into every output it has one for.
 template <data_type F, class In> void set_casts_from(element_ops &o) {
     using dt = data_type;
     auto &t = o.cast[dtype_index(F)];
-    if constexpr (F != dt::f32) t[dtype_index(dt::f32)] = cast_vector<F, dt::f32, In, f32_out>;
+    if constexpr (F != dt::f32) t[dtype_index(dt::f32)] = cast_vector<float, F, dt::f32, In, f32_out>;
     if constexpr (F != dt::s32 && F != dt::bf16)
-        t[dtype_index(dt::bf16)] = cast_vector<F, dt::bf16, In, half_out<bf16_io>>;
+        t[dtype_index(dt::bf16)] = cast_vector<float, F, dt::bf16, In, half_out<bf16_io>>;
     if constexpr (F != dt::s32 && F != dt::f16 && kVectorF16)
-        t[dtype_index(dt::f16)] = cast_vector<F, dt::f16, In, half_out<f16_io>>;
-    if constexpr (F != dt::boolean) t[dtype_index(dt::boolean)] = cast_vector<F, dt::boolean, In, bool_out>;
-    if constexpr (F != dt::s32) t[dtype_index(dt::s32)] = cast_vector<F, dt::s32, In, s32_out>;
+        t[dtype_index(dt::f16)] = cast_vector<float, F, dt::f16, In, half_out<f16_io>>;
+    if constexpr (F != dt::boolean) t[dtype_index(dt::boolean)] = cast_vector<float, F, dt::boolean, In, bool_out>;
+    if constexpr (F != dt::s32) t[dtype_index(dt::s32)] = cast_vector<float, F, dt::s32, In, s32_out>;
     if constexpr (F == dt::f32 || F == dt::f16 || F == dt::bf16) {
-        t[dtype_index(dt::s8)] = cast_vector<F, dt::s8, In, small_int_out<int8_t>>;
-        t[dtype_index(dt::u8)] = cast_vector<F, dt::u8, In, small_int_out<uint8_t>>;
-        t[dtype_index(dt::s16)] = cast_vector<F, dt::s16, In, small_int_out<int16_t>>;
-        t[dtype_index(dt::u16)] = cast_vector<F, dt::u16, In, small_int_out<uint16_t>>;
+        t[dtype_index(dt::s8)] = cast_vector<float, F, dt::s8, In, small_int_out<int8_t>>;
+        t[dtype_index(dt::u8)] = cast_vector<float, F, dt::u8, In, small_int_out<uint8_t>>;
+        t[dtype_index(dt::s16)] = cast_vector<float, F, dt::s16, In, small_int_out<int16_t>>;
+        t[dtype_index(dt::u16)] = cast_vector<float, F, dt::u16, In, small_int_out<uint16_t>>;
     }
 }
 
@@ -1013,7 +1035,6 @@ template <data_type F, class In> void set_casts_from(element_ops &o) {
 // every value (the wrap of one integer into a narrower one is not here).
 template <typename I> struct int_in64 { // 8-, 16- and 32-bit integers
     using storage = I;
-    static constexpr bool kAlwaysExact = true;
     template <class D> static auto load(D dd, const I *p) {
         if constexpr (std::is_same_v<I, uint32_t>) {
             const hn::Rebind<uint64_t, D> du64;
@@ -1030,19 +1051,16 @@ template <typename I> struct int_in64 { // 8-, 16- and 32-bit integers
 };
 template <class In32> struct float_in64 { // f32, f16, bf16: exact in f32, then in f64
     using storage = typename In32::storage;
-    static constexpr bool kAlwaysExact = true;
     template <class D> static auto load(D dd, const storage *p) {
         return hn::PromoteTo(dd, In32::load(hn::Rebind<float, D>(), p));
     }
 };
 struct f64_in {
     using storage = double;
-    static constexpr bool kAlwaysExact = true;
     template <class D> static auto load(D dd, const double *p) { return hn::LoadU(dd, p); }
 };
 struct bool_in64 {
     using storage = uint8_t;
-    static constexpr bool kAlwaysExact = true;
     template <class D> static auto load(D dd, const uint8_t *p) {
         return hn::PromoteTo(dd, bool_in::load(hn::Rebind<float, D>(), p));
     }
@@ -1050,7 +1068,7 @@ struct bool_in64 {
 // s64: `exact` says whether every lane of the converted vector is the integer.
 struct s64_in {
     using storage = int64_t;
-    static constexpr bool kAlwaysExact = false;
+    static constexpr bool kChecksExact = true;
     template <class D> static auto load(D dd, const int64_t *p) {
         return hn::ConvertTo(dd, hn::LoadU(hn::Rebind<int64_t, D>(), p));
     }
@@ -1113,50 +1131,16 @@ struct bool_out64 {
     }
 };
 
-template <data_type F, data_type T, class In, class Out>
-void cast_vector64(const void *const *in, const int64_t *st, void *out_, int64_t n, bool stream) {
-    using SO = typename Out::storage;
-    static const nary_fn scalar = scalar_cast_loop(F, T);
-    if (st[0] != 1) return scalar(in, st, out_, n, stream); // one value
-    const auto *x = static_cast<const typename In::storage *>(in[0]);
-    auto *out = static_cast<SO *>(out_);
-    auto one_by_one = [&](int64_t i, int64_t count) {
-        const void *at[] = {x + i};
-        const int64_t unit[] = {1};
-        scalar(at, unit, out + i, count, false);
-    };
-    const hn::ScalableTag<double> dd;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
-    const bool nt = stream && lanes * static_cast<int64_t>(sizeof(SO)) >= 16;
-    int64_t i = 0;
-    if (nt) {
-        i = head_elements(out, static_cast<size_t>(lanes) * sizeof(SO), n);
-        if (i) one_by_one(0, i);
-    }
-    for (; i + lanes <= n; i += lanes) {
-        if (nt) prefetch_ahead(x, 1, i, lanes);
-        const auto v = In::load(dd, x + i);
-        if constexpr (!In::kAlwaysExact) {
-            if (HWY_UNLIKELY(!In::exact(dd, v, x + i))) {
-                one_by_one(i, lanes);
-                continue;
-            }
-        }
-        Out::store(dd, v, out + i, nt);
-    }
-    if (i < n) one_by_one(i, n - i);
-}
-
 // The f64-lane casts from F (read by In) that no f32-lane loop covers.
 template <data_type F, class In> void set_casts64_from(element_ops &o) {
     using dt = data_type;
     auto &t = o.cast[dtype_index(F)];
     constexpr bool wide = F == dt::f64 || F == dt::s64 || F == dt::u32;
-    if constexpr (F != dt::f64) t[dtype_index(dt::f64)] = cast_vector64<F, dt::f64, In, f64_out>;
-    if constexpr (wide) t[dtype_index(dt::f32)] = cast_vector64<F, dt::f32, In, f32_out64>;
-    if constexpr (F == dt::f64) t[dtype_index(dt::s32)] = cast_vector64<F, dt::s32, In, s32_out64>;
-    if constexpr (F != dt::s64) t[dtype_index(dt::s64)] = cast_vector64<F, dt::s64, In, s64_out>;
-    if constexpr (wide) t[dtype_index(dt::boolean)] = cast_vector64<F, dt::boolean, In, bool_out64>;
+    if constexpr (F != dt::f64) t[dtype_index(dt::f64)] = cast_vector<double, F, dt::f64, In, f64_out>;
+    if constexpr (wide) t[dtype_index(dt::f32)] = cast_vector<double, F, dt::f32, In, f32_out64>;
+    if constexpr (F == dt::f64) t[dtype_index(dt::s32)] = cast_vector<double, F, dt::s32, In, s32_out64>;
+    if constexpr (F != dt::s64) t[dtype_index(dt::s64)] = cast_vector<double, F, dt::s64, In, s64_out>;
+    if constexpr (wide) t[dtype_index(dt::boolean)] = cast_vector<double, F, dt::boolean, In, bool_out64>;
 }
 
 template <typename T> constexpr data_type data_type_of() {
@@ -1175,16 +1159,13 @@ template <typename From, typename To>
 void cast_integer(const void *const *in, const int64_t *st, void *out_, int64_t n, bool stream) {
     using Wide = std::conditional_t<(sizeof(From) > sizeof(To)), From, To>;
     static const nary_fn scalar = scalar_cast_loop(data_type_of<From>(), data_type_of<To>());
-    if (st[0] != 1) return scalar(in, st, out_, n, stream); // one value
-    const From *x = static_cast<const From *>(in[0]);
-    To *out = static_cast<To *>(out_);
     const hn::ScalableTag<Wide> d;
     const hn::Rebind<From, decltype(d)> df;
     const hn::Rebind<To, decltype(d)> dt;
     const hn::RebindToUnsigned<decltype(df)> dfu;
     const hn::RebindToUnsigned<decltype(dt)> dtu;
-    auto convert = [&](int64_t i) {
-        const auto v = hn::LoadU(df, x + i);
+    auto convert = [&](const From *x) {
+        const auto v = hn::LoadU(df, x);
         if constexpr (sizeof(From) == sizeof(To)) {
             return hn::BitCast(dt, v);
         } else if constexpr (sizeof(From) > sizeof(To)) { // the low bytes
@@ -1200,23 +1181,10 @@ void cast_integer(const void *const *in, const int64_t *st, void *out_, int64_t 
             }
         }
     };
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    const bool nt = stream && lanes * static_cast<int64_t>(sizeof(To)) >= 16;
-    auto one_by_one = [&](int64_t i, int64_t count) {
-        const void *at[] = {x + i};
-        const int64_t unit[] = {1};
-        scalar(at, unit, out + i, count, false);
-    };
-    int64_t i = 0;
-    if (nt) {
-        i = head_elements(out, static_cast<size_t>(lanes) * sizeof(To), n);
-        if (i) one_by_one(0, i);
-    }
-    for (; i + lanes <= n; i += lanes) {
-        if (nt) prefetch_ahead(x, 1, i, lanes);
-        nt ? hn::Stream(convert(i), dt, out + i) : hn::StoreU(convert(i), dt, out + i);
-    }
-    if (i < n) one_by_one(i, n - i);
+    cast_loop<From, To>(d, scalar, in, st, out_, n, stream, [&](const From *x, To *out, bool nt) {
+        nt ? hn::Stream(convert(x), dt, out) : hn::StoreU(convert(x), dt, out);
+        return true;
+    });
 }
 
 template <typename From, typename To> void set_integer_cast(element_ops &o) {
