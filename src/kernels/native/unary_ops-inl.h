@@ -879,7 +879,8 @@ template <class F, bool kSignedOnly = false> void set_integer_unary(element_ops 
 // toward zero and saturated with NaN -> 0, boolean x != 0 with NaN true).
 // The elements before an aligned streaming store and after the last whole
 // vector take the pair's scalar loop (scalar_math.cpp), the same conversion
-// element by element. Every other pair keeps that loop.
+// element by element. The f64-lane and integer casts below complete the
+// set; a pair none of them covers keeps that loop.
 
 // 8-, 16- and 32-bit integers as f32 lanes (exact but for s32 into f32,
 // which rounds there once, as the cast does).
