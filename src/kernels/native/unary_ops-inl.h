@@ -1098,11 +1098,14 @@ struct f32_out64 { // rounded once, overflowing to inf
         nt ? hn::Stream(f, df, p) : hn::StoreU(f, df, p);
     }
 };
-struct s32_out64 { // NaN -> 0, clamped (exact in f64), truncated
+// NaN -> 0, truncated, clamped (exact in f64). Truncated first: EMU128's
+// DemoteTo saturates a value within one of INT32_MIN (-2147483647.5 gives
+// INT32_MIN there, not -2147483647).
+struct s32_out64 {
     using storage = int32_t;
     template <class D> static void store(D dd, hn::Vec<D> v, int32_t *p, bool nt) {
         const hn::Rebind<int32_t, D> di;
-        const auto x = hn::IfThenZeroElse(hn::IsNaN(v), v);
+        const auto x = hn::Trunc(hn::IfThenZeroElse(hn::IsNaN(v), v));
         const auto t = hn::DemoteTo(di, hn::Min(hn::Max(x, hn::Set(dd, -2147483648.0)), hn::Set(dd, 2147483647.0)));
         nt ? hn::Stream(t, di, p) : hn::StoreU(t, di, p);
     }
