@@ -918,18 +918,23 @@ template <class IO> struct half_out {
         nt ? hn::Stream(h, dn, p) : hn::StoreU(h, dn, p);
     }
 };
-// Toward zero, saturated, NaN -> 0: NaN lanes zeroed and the rest clamped
-// into the range ConvertTo truncates exactly on every target, then the
-// lanes at or above 2^31 (the clamp's 2^31 - 128) set to the maximum.
-struct s32_out {
-    using storage = int32_t;
-    template <class D> static void store(D df, hn::Vec<D> v, int32_t *p, bool nt) {
-        const hn::Rebind<int32_t, D> di;
+// Toward zero, saturated, NaN -> 0, into the signed integer as wide as the
+// lanes (s32 from f32, s64 from f64): NaN lanes zeroed and the rest clamped
+// into the range ConvertTo truncates exactly on every target (up to the
+// largest float below 2^(bits-1): 2^31 - 128, 2^63 - 1024), then the lanes
+// at or above 2^(bits-1) set to the maximum.
+template <typename I> struct saturated_out {
+    using storage = I;
+    template <class D> static void store(D d, hn::Vec<D> v, I *p, bool nt) {
+        using F = hn::TFromD<D>;
+        static_assert(sizeof(F) == sizeof(I), "lanes as wide as the integer");
+        const hn::Rebind<I, D> di;
+        constexpr F kLimit = static_cast<F>(std::numeric_limits<I>::max()); // 2^(bits-1), exactly
+        constexpr F kBelow = kLimit - kLimit * std::numeric_limits<F>::epsilon() / 2;
         const auto x = hn::IfThenZeroElse(hn::IsNaN(v), v);
-        const auto in_range = hn::Min(hn::Max(x, hn::Set(df, -2147483648.0f)), hn::Set(df, 2147483520.0f));
-        const auto big = hn::RebindMask(di, hn::Ge(x, hn::Set(df, 2147483648.0f)));
-        const auto t =
-            hn::IfThenElse(big, hn::Set(di, std::numeric_limits<int32_t>::max()), hn::ConvertTo(di, in_range));
+        const auto in_range = hn::Min(hn::Max(x, hn::Set(d, -kLimit)), hn::Set(d, kBelow));
+        const auto big = hn::RebindMask(di, hn::Ge(x, hn::Set(d, kLimit)));
+        const auto t = hn::IfThenElse(big, hn::Set(di, std::numeric_limits<I>::max()), hn::ConvertTo(di, in_range));
         nt ? hn::Stream(t, di, p) : hn::StoreU(t, di, p);
     }
 };
@@ -1019,7 +1024,7 @@ template <data_type F, class In> void set_casts_from(element_ops &o) {
     if constexpr (F != dt::s32 && F != dt::f16 && kVectorF16)
         t[dtype_index(dt::f16)] = cast_vector<float, F, dt::f16, In, half_out<f16_io>>;
     if constexpr (F != dt::boolean) t[dtype_index(dt::boolean)] = cast_vector<float, F, dt::boolean, In, bool_out>;
-    if constexpr (F != dt::s32) t[dtype_index(dt::s32)] = cast_vector<float, F, dt::s32, In, s32_out>;
+    if constexpr (F != dt::s32) t[dtype_index(dt::s32)] = cast_vector<float, F, dt::s32, In, saturated_out<int32_t>>;
     if constexpr (F == dt::f32 || F == dt::f16 || F == dt::bf16) {
         t[dtype_index(dt::s8)] = cast_vector<float, F, dt::s8, In, small_int_out<int8_t>>;
         t[dtype_index(dt::u8)] = cast_vector<float, F, dt::u8, In, small_int_out<uint8_t>>;
@@ -1110,20 +1115,6 @@ struct s32_out64 {
         nt ? hn::Stream(t, di, p) : hn::StoreU(t, di, p);
     }
 };
-// NaN -> 0, clamped into the range ConvertTo truncates exactly (2^63 - 1024
-// is the largest double below 2^63), the lanes at or above 2^63 the maximum.
-struct s64_out {
-    using storage = int64_t;
-    template <class D> static void store(D dd, hn::Vec<D> v, int64_t *p, bool nt) {
-        const hn::Rebind<int64_t, D> di;
-        const auto x = hn::IfThenZeroElse(hn::IsNaN(v), v);
-        const auto in_range = hn::Min(hn::Max(x, hn::Set(dd, -0x1p63)), hn::Set(dd, 0x1p63 - 1024));
-        const auto big = hn::RebindMask(di, hn::Ge(x, hn::Set(dd, 0x1p63)));
-        const auto t =
-            hn::IfThenElse(big, hn::Set(di, std::numeric_limits<int64_t>::max()), hn::ConvertTo(di, in_range));
-        nt ? hn::Stream(t, di, p) : hn::StoreU(t, di, p);
-    }
-};
 struct bool_out64 {
     using storage = uint8_t;
     template <class D> static void store(D dd, hn::Vec<D> v, uint8_t *p, bool nt) {
@@ -1143,7 +1134,7 @@ template <data_type F, class In> void set_casts64_from(element_ops &o) {
     if constexpr (F != dt::f64) t[dtype_index(dt::f64)] = cast_vector<double, F, dt::f64, In, f64_out>;
     if constexpr (wide) t[dtype_index(dt::f32)] = cast_vector<double, F, dt::f32, In, f32_out64>;
     if constexpr (F == dt::f64) t[dtype_index(dt::s32)] = cast_vector<double, F, dt::s32, In, s32_out64>;
-    if constexpr (F != dt::s64) t[dtype_index(dt::s64)] = cast_vector<double, F, dt::s64, In, s64_out>;
+    if constexpr (F != dt::s64) t[dtype_index(dt::s64)] = cast_vector<double, F, dt::s64, In, saturated_out<int64_t>>;
     if constexpr (wide) t[dtype_index(dt::boolean)] = cast_vector<double, F, dt::boolean, In, bool_out64>;
 }
 
