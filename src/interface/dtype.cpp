@@ -104,20 +104,6 @@ long double type_highest(data_type dt) {
     }
 }
 
-bool is_integer(data_type dt) {
-    switch (dt) {
-    case data_type::s8:
-    case data_type::u8:
-    case data_type::s16:
-    case data_type::u16:
-    case data_type::s32:
-    case data_type::u32:
-    case data_type::s64:
-    case data_type::u64: return true;
-    default: return false;
-    }
-}
-
 size_t element_alignment(data_type dt) {
     const size_t size = data_type_size(dt);
     return size == 0 ? 1 : size > alignof(string_view_t) ? alignof(string_view_t) : size;

@@ -23,8 +23,20 @@ bool is_computed(data_type dt);
 bool is_storage_only(data_type dt);
 /// Bytes `elements` consecutive elements of `dt` take (4-bit types two per byte).
 size_t storage_bytes(data_type dt, size_t elements);
-bool is_float(data_type dt);   // f16, bf16, f32, f64
-bool is_integer(data_type dt); // s8 .. u64
+bool is_float(data_type dt);              // f16, bf16, f32, f64
+constexpr bool is_integer(data_type dt) { // s8 .. u64 (constexpr: kernels pick loops by it at compile time)
+    switch (dt) {
+    case data_type::s8:
+    case data_type::u8:
+    case data_type::s16:
+    case data_type::u16:
+    case data_type::s32:
+    case data_type::u32:
+    case data_type::s64:
+    case data_type::u64: return true;
+    default: return false;
+    }
+}
 /// The smallest and largest values of an integer type (exact in long double).
 long double type_lowest(data_type dt);
 long double type_highest(data_type dt);

@@ -873,10 +873,11 @@ template <class F, bool kSignedOnly = false> void set_integer_unary(element_ops 
 #if HWY_TARGET != HWY_SCALAR
 // Casts on vectors, for the pairs whose result is one conversion of a value
 // that f32 holds exactly: the input (f32, f16, bf16, boolean, the 8- and
-// 16-bit integers, s32 into f32, boolean or s32) is read into f32 lanes
-// without rounding, then written with the output's one conversion (f16 and
-// bf16 to nearest even, s32 and, from floats, the 8- and 16-bit integers
-// toward zero and saturated with NaN -> 0, boolean x != 0 with NaN true).
+// 16-bit integers, s32 into f32 and boolean) is read into f32 lanes without
+// rounding, then written with the output's one conversion (f16 and bf16 to
+// nearest even; from floats and boolean, s32 and, from floats, the 8- and
+// 16-bit integers toward zero and saturated with NaN -> 0; boolean x != 0
+// with NaN true). Between two integer types the casts are cast_integer's.
 // The elements before an aligned streaming store and after the last whole
 // vector take the pair's scalar loop (scalar_math.cpp), the same conversion
 // element by element. The f64-lane and integer casts below complete the
@@ -1024,7 +1025,7 @@ template <data_type F, class In> void set_casts_from(element_ops &o) {
     if constexpr (F != dt::s32 && F != dt::f16 && kVectorF16)
         t[dtype_index(dt::f16)] = cast_vector<float, F, dt::f16, In, half_out<f16_io>>;
     if constexpr (F != dt::boolean) t[dtype_index(dt::boolean)] = cast_vector<float, F, dt::boolean, In, bool_out>;
-    if constexpr (F != dt::s32) t[dtype_index(dt::s32)] = cast_vector<float, F, dt::s32, In, saturated_out<int32_t>>;
+    if constexpr (!is_integer(F)) t[dtype_index(dt::s32)] = cast_vector<float, F, dt::s32, In, saturated_out<int32_t>>;
     if constexpr (F == dt::f32 || F == dt::f16 || F == dt::bf16) {
         t[dtype_index(dt::s8)] = cast_vector<float, F, dt::s8, In, small_int_out<int8_t>>;
         t[dtype_index(dt::u8)] = cast_vector<float, F, dt::u8, In, small_int_out<uint8_t>>;
@@ -1037,8 +1038,7 @@ template <data_type F, class In> void set_casts_from(element_ops &o) {
 // floats into s64) whose result is still one conversion: the input is read
 // into f64 lanes without rounding, or, for s64, in vectors whose every lane
 // f64 holds exactly (the others take the scalar loop); the output is written
-// with one conversion. Integer inputs go only into outputs that hold their
-// every value (the wrap of one integer into a narrower one is not here).
+// with one conversion. Integer inputs go only into floats and boolean here.
 template <typename I> struct int_in64 { // 8-, 16- and 32-bit integers
     using storage = I;
     template <class D> static auto load(D dd, const I *p) {
@@ -1134,7 +1134,7 @@ template <data_type F, class In> void set_casts64_from(element_ops &o) {
     if constexpr (F != dt::f64) t[dtype_index(dt::f64)] = cast_vector<double, F, dt::f64, In, f64_out>;
     if constexpr (wide) t[dtype_index(dt::f32)] = cast_vector<double, F, dt::f32, In, f32_out64>;
     if constexpr (F == dt::f64) t[dtype_index(dt::s32)] = cast_vector<double, F, dt::s32, In, s32_out64>;
-    if constexpr (F != dt::s64) t[dtype_index(dt::s64)] = cast_vector<double, F, dt::s64, In, saturated_out<int64_t>>;
+    if constexpr (!is_integer(F)) t[dtype_index(dt::s64)] = cast_vector<double, F, dt::s64, In, saturated_out<int64_t>>;
     if constexpr (wide) t[dtype_index(dt::boolean)] = cast_vector<double, F, dt::boolean, In, bool_out64>;
 }
 
@@ -1215,7 +1215,7 @@ void set_vector_casts(element_ops &o) {
     set_casts64_from<dt::s8, int_in64<int8_t>>(o);
     set_casts64_from<dt::u8, int_in64<uint8_t>>(o);
     set_casts64_from<dt::boolean, bool_in64>(o);
-    // Last: between two integer types these replace the loops above.
+    // Between two integer types (none of the loops above is registered for those pairs).
     set_integer_casts<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>(o);
 }
 #endif
