@@ -206,8 +206,8 @@ chain("pattern/add_chain3_bf16.json", "bf16", [[64, 1024], [64, 1024], [1024], [
 chain("pattern/add_chain3_s64.json", "s64", [[64, 1024], [64, 1], [1024], [64, 1024]])
 chain("pattern/add_add_equal_f32.json", "f32", [[64, 1024], [1024], [64, 1024]], last_kind="Equal")
 s = [64, 1024]
-write("pattern/add_chain_end_f32.json", [  # End on the intermediate splits the chain; each End is a partition of
-    op(0, "Add", [lt(0, "f32", s), lt(1, "f32", s)], lt(4, "f32", s), numpy_attr()),  # its own, not run or counted
+write("pattern/add_chain_end_f32.json", [  # End on the intermediate makes it a second output of the chain; each End
+    op(0, "Add", [lt(0, "f32", s), lt(1, "f32", s)], lt(4, "f32", s), numpy_attr()),  # is a partition of its own, not run or counted
     op(1, "Add", [lt(4, "f32", s), lt(2, "f32", s)], lt(5, "f32", s), numpy_attr()),
     {"id": 2, "name": "end_2", "kind": "End", "attrs": {}, "inputs": [lt(4, "f32", s)], "outputs": []},
     {"id": 3, "name": "end_3", "kind": "End", "attrs": {}, "inputs": [lt(5, "f32", s)], "outputs": []}])
@@ -342,8 +342,9 @@ def const(tid, dtype="f32", shape=None):
     return c
 
 
-def region(path, steps, inputs):
-    """steps: (kind, [input ids], output id, attrs) in order; inputs: id -> logical tensor."""
+def region(path, steps, inputs, ends=()):
+    """steps: (kind, [input ids], output id, attrs) in order; inputs: id -> logical tensor;
+    ends: ids of intermediates the framework also reads (an End on each)."""
     known, ops = dict(inputs), []
     for i, (kind, ins, out, attrs) in enumerate(steps):
         shapes = [known[t]["shape"] for t in ins]
@@ -356,6 +357,9 @@ def region(path, steps, inputs):
             known[t]["dtype"] for t in (ins[1:] if kind == "Where" else ins))
         known[out] = lt(out, dtype, shape)
         ops.append(op(i, kind, [known[t] for t in ins], known[out], attrs))
+    for t in ends:
+        ops.append({"id": len(ops), "name": "end_%d" % len(ops), "kind": "End", "attrs": {}, "inputs": [known[t]],
+                    "outputs": []})
     write(path, ops)
 
 
@@ -395,4 +399,7 @@ region("models/s7_layernorm_tail.json", [
 A8 = [32, 256, 56, 56]
 region("models/s8_residual_relu.json", [("Add", [0, 1], 10, None), ("ReLU", [10], 11, None)],
        {0: f32(0, A8), 1: f32(1, A8)})
+# S8 with the sum also read by the framework (the next block's residual): one pass, two outputs.
+region("models/s8b_residual_relu_two_outputs.json", [("Add", [0, 1], 10, None), ("ReLU", [10], 11, None)],
+       {0: f32(0, A8), 1: f32(1, A8)}, ends=[10])
 region("models/s9_add.json", [("Add", [0, 1], 10, None)], {0: f32(0, X), 1: f32(1, X)})

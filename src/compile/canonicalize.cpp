@@ -272,6 +272,21 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
     e.output = resolve_output(given_for(outputs, root, "output", pid), type_of.at(root.get_id()), out_shape, like, pid);
     e.shape = dims_of(e.output);
     e.out_strides = strides_of(e.output);
+    // The other outputs (the partitioner gives them the root's shape), laid
+    // out like it where left to fusebox; their strides come with the walk below.
+    for (size_t k = 0; k < part.outputs.size(); ++k) {
+        const logical_tensor &port = part.outputs[k];
+        if (port.get_id() == root.get_id()) continue;
+        const size_t id = port.get_id();
+        if (shape_of.at(id) != out_shape)
+            fail(status::unimplemented, "compile: partition ", pid, ": output tensor ", id, " has shape ",
+                 shape_str(shape_of.at(id)), ", not the shape of output ", root.get_id(), " ", shape_str(out_shape),
+                 ": one pass writes outputs of one shape");
+        e.sides.push_back(
+            {resolve_output(given_for(outputs, port, "output", pid), type_of.at(id), out_shape, &e.output, pid),
+             node_of.at(id),
+             {}});
+    }
 
     // Walk from the root to the leaves, lining every operand's dims up with the
     // output's (pos: output dim of each dim of an op's result, -1 for none),
@@ -286,6 +301,10 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
     for (size_t i = n_ops; i-- > 0;) {
         const op &o = part.ops[i];
         const size_t op_rank = shape_of.at(o.get_outputs()[0].get_id()).size();
+        if (pos[i].empty()) { // read by no later op: an output of the root's shape (a side output)
+            pos[i].resize(rank);
+            std::iota(pos[i].begin(), pos[i].end(), 0);
+        }
         std::vector<int> resolved(o.get_inputs().size());
         for (size_t k = 0; k < o.get_inputs().size(); ++k) {
             const size_t id = o.get_inputs()[k].get_id();
@@ -304,6 +323,13 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
                 if (shape[d] != 1) use.strides[p[d]] = strides[d];
             resolved[k] = e.operand_index(std::move(use));
         }
+        for (side_output &side : e.sides)
+            if (side.port.get_id() == o.get_outputs()[0].get_id()) {
+                side.strides.assign(rank, 0);
+                const dims &strides = strides_of(side.port);
+                for (size_t d = 0; d < rank; ++d)
+                    if (e.shape[d] != 1) side.strides.at(static_cast<size_t>(pos[i].at(d))) = strides[d];
+            }
         const size_t end = i + 1 < n_ops ? first_node[i + 1] : e.nodes.size();
         for (size_t n = first_node[i]; n < end; ++n)
             for (int k = 0; k < e.nodes[n].n_args; ++k) {
@@ -323,6 +349,10 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
                     lt = e.inputs[it->second];
                 else if (id == e.output.get_id())
                     lt = e.output;
+                else if (auto side = std::find_if(e.sides.begin(), e.sides.end(),
+                                                  [&](const side_output &x) { return x.port.get_id() == id; });
+                         side != e.sides.end())
+                    lt = side->port;
                 else
                     lt = logical_tensor(id, type_of.at(id), shape_of.at(id));
             };

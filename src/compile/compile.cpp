@@ -49,6 +49,7 @@ std::shared_ptr<const kernel> choose_kernel(const fused_expr &e, kernel_choice c
                                             std::string &why) {
     if (e.numel() == 0) return why = "empty output", make_native_kernel(e);
     int64_t bytes = static_cast<int64_t>(data_type_size(e.output.get_data_type()));
+    for (const auto &side : e.sides) bytes += static_cast<int64_t>(data_type_size(side.port.get_data_type()));
     for (const auto &o : e.operands)
         if (!e.is_constant(o)) bytes += static_cast<int64_t>(data_type_size(e.operand_type(o)));
     bytes = saturating_mul(bytes, e.numel());
@@ -102,7 +103,7 @@ verbose_line log_line(std::string_view event, size_t partition_id, const compile
     const kernel_facts &f = c.k->facts();
     verbose_line line(event);
     line.field("cpu").field(static_cast<int64_t>(partition_id)).field(c.ops);
-    line.field(verbose_tensors("in", c.inputs)).field(verbose_tensors("out", {c.output}));
+    line.field(verbose_tensors("in", c.inputs)).field(verbose_tensors("out", c.outputs));
     line.field(fpmath_name(c.math)).field(f.impl).field(c.reason);
     line.field(int64_t{f.threads}).field(int64_t{f.chunks}).field(f.streaming ? "yes" : "no");
     return line;
@@ -137,7 +138,9 @@ compiled_partition partition::compile_checked(const std::vector<logical_tensor> 
         std::vector<op> concrete_ops;
         const bool dumping = dump_mode() & fusebox_dump_mode_subgraph;
         fused_expr expr = build_fused_expr(*impl_, inputs, outputs, dumping ? &concrete_ops : nullptr);
-        if (dumping) dump_partition(*impl_, concrete_ops, expr.inputs, {expr.output}, key);
+        std::vector<logical_tensor> outs{expr.output};
+        for (const side_output &side : expr.sides) outs.push_back(side.port);
+        if (dumping) dump_partition(*impl_, concrete_ops, expr.inputs, outs, key);
         if (verbose_level() >= 2)
             verbose_line("canonical")
                 .field("cpu")
@@ -146,13 +149,13 @@ compiled_partition partition::compile_checked(const std::vector<logical_tensor> 
                 .print();
         auto c = std::make_shared<compiled_core>();
         c->inputs = expr.inputs;
-        c->output = expr.output;
+        c->outputs = std::move(outs);
         c->inplace = inplace_pairs(expr);
         c->k = choose_kernel(expr, choice, impl_->math, impl_->id, c->reason);
         c->ops = verbose_ops(impl_->ops);
         c->math = impl_->math;
-        c->traffic = c->output.get_mem_size();
-        for (const auto &lt : c->inputs) c->traffic += lt.get_mem_size();
+        for (const auto *list : {&c->inputs, &c->outputs})
+            for (const auto &lt : *list) c->traffic += lt.get_mem_size();
         return std::shared_ptr<const compiled_core>(std::move(c));
     });
     if (verbose)

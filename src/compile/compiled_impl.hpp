@@ -12,8 +12,8 @@ namespace fusebox::detail {
 /// What compiling a partition for given shapes produces; shared by every
 /// compile that hits the same compile-cache entry.
 struct compiled_core {
-    std::vector<logical_tensor> inputs; // in partition port order
-    logical_tensor output;
+    std::vector<logical_tensor> inputs;  // in partition port order
+    std::vector<logical_tensor> outputs; // in partition port order: the last op's, then fused_expr::sides
     std::vector<std::pair<size_t, size_t>> inplace;
     std::shared_ptr<const kernel> k;
     // For the verbose log:

@@ -38,6 +38,8 @@ std::string fused_expr::to_string() const {
         for (int k = 0; k < n.n_args; ++k) os << (k ? " " : "") << data_type_name(n.in_dt[k]) << " " << arg(n.arg[k]);
         os << ")->" << data_type_name(n.out_dt);
     }
+    for (size_t k = 0; k < sides.size(); ++k)
+        os << " out" << k + 1 << "=n" << sides[k].node << ":" << join(sides[k].strides, 's');
     for (size_t k = 0; k < constants.size(); ++k) {
         char hex[17];
         std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(constants[k].bits));
@@ -61,6 +63,7 @@ int fused_expr::operand_index(operand use) {
 void fused_expr::merge_dims() {
     std::vector<dims *> all{&out_strides};
     for (auto &o : operands) all.push_back(&o.strides);
+    for (auto &s : sides) all.push_back(&s.strides);
     if (numel() == 0) {
         shape = {0};
         for (dims *s : all) *s = {0};
@@ -89,7 +92,7 @@ void fused_expr::merge_dims() {
         for (auto &m : merged) m = {0};
     }
     const size_t inner = to.size() - 1;
-    for (size_t k = 1; k < merged.size() && inner > 0; ++k) {
+    for (size_t k = 1; k <= operands.size() && inner > 0; ++k) {
         const dims &st = merged[k];
         if (st[inner] == 0 || st[inner] == 1) continue;
         auto unit = std::find(st.begin(), st.end() - 1, 1);

@@ -40,9 +40,19 @@ struct expr_node {
     int arg[kMaxArgs];
 };
 
+/// An output besides the last node's (a tensor the partition computes on the
+/// way that is also read outside it): node `node`'s result, of the
+/// iteration space's shape, written with `strides` over it.
+struct side_output {
+    logical_tensor port; // compiled output port
+    int node;
+    dims strides;
+};
+
 struct fused_expr {
     std::vector<logical_tensor> inputs; // compiled input ports, in partition port order
-    logical_tensor output;              // compiled output port
+    logical_tensor output;              // compiled output port of the last node
+    std::vector<side_output> sides;     // the other output ports, in partition port order after `output`
     std::vector<expr_node> nodes;       // evaluation order; the last node produces `output`
     std::vector<operand> operands;
     std::vector<constant> constants; // operand port inputs.size() + k is constants[k] (strides all 0)

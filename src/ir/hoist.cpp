@@ -25,17 +25,20 @@ dim_set broadcast_dims(const fused_expr &e, const operand &o) {
 // over e.shape) instead of being computed.
 fused_expr extract(const fused_expr &e, size_t target, const std::vector<int> &buffer,
                    const std::vector<dims> &buffer_strides, const std::vector<logical_tensor> &inputs,
-                   const dims &shape, const dims &out_strides, const logical_tensor &output) {
+                   const dims &shape, const dims &out_strides, const logical_tensor &output,
+                   const std::vector<side_output> &sides = {}) {
     const size_t n_in = e.inputs.size();
     fused_expr x;
     x.inputs = inputs;
     x.output = output;
+    x.sides = sides;
     x.constants = e.constants;
     x.shape = shape;
     x.out_strides = out_strides;
-    // The nodes `target` needs, stopping at buffers.
+    // The nodes `target` and the side outputs need, stopping at buffers.
     std::vector<char> needed(target + 1, 0);
-    needed[target] = 1;
+    needed.back() = 1;
+    for (const side_output &side : sides) needed.at(static_cast<size_t>(side.node)) = 1;
     for (size_t n = target + 1; n-- > 0;) {
         if (!needed[n] || (n != target && buffer[n] >= 0)) continue;
         for (int k = 0; k < e.nodes[n].n_args; ++k)
@@ -60,6 +63,7 @@ fused_expr extract(const fused_expr &e, size_t target, const std::vector<int> &b
         index[n] = static_cast<int>(x.nodes.size());
         x.nodes.push_back(node);
     }
+    for (side_output &side : x.sides) side.node = index.at(static_cast<size_t>(side.node)); // never a buffer
     x.merge_dims();
     return x;
 }
@@ -75,6 +79,7 @@ fused_expr split_dim(const fused_expr &e, size_t d, int64_t r) {
     x.shape[d] /= r;
     split(x.out_strides);
     for (auto &o : x.operands) split(o.strides);
+    for (auto &side : x.sides) split(side.strides);
     return x;
 }
 
@@ -130,8 +135,10 @@ staged_expr hoist(const fused_expr &e, int64_t cache_bytes, dim_set keep) {
     std::vector<size_t> roots;
     std::vector<dims> buffer_strides; // each buffer's strides over e.shape
     std::vector<logical_tensor> inputs = e.inputs;
+    std::vector<char> is_side(count, 0);
+    for (const side_output &side : e.sides) is_side[static_cast<size_t>(side.node)] = 1;
     for (size_t n = 0; n + 1 < count; ++n) {
-        if (!bcast[n] || !read_wider[n]) continue;
+        if (!bcast[n] || !read_wider[n] || is_side[n]) continue;
         int64_t repeat = 1;
         dims shape = e.shape;
         for (size_t d = 0; d < rank; ++d)
@@ -176,7 +183,7 @@ staged_expr hoist(const fused_expr &e, int64_t cache_bytes, dim_set keep) {
         r.stages.push_back(
             extract(e, roots[k], buffer, buffer_strides, inputs, dims_of(written), strides_of(written), written));
     }
-    r.main = extract(e, count - 1, buffer, buffer_strides, inputs, e.shape, e.out_strides, e.output);
+    r.main = extract(e, count - 1, buffer, buffer_strides, inputs, e.shape, e.out_strides, e.output, e.sides);
     return r;
 }
 

@@ -26,8 +26,10 @@ public:
     virtual ~kernel() = default;
     const kernel_facts &facts() const { return facts_; }
     /// Computes the whole output. `inputs` holds one pointer per partition
-    /// input port. Splits the work on the caller's TBB arena; thread-safe.
-    virtual void execute(const void *const *inputs, void *output, const exec_context &ctx) const = 0;
+    /// input port, `outputs` one per output port (the last node's first,
+    /// then fused_expr::sides). Splits the work on the caller's TBB arena;
+    /// thread-safe.
+    virtual void execute(const void *const *inputs, void *const *outputs, const exec_context &ctx) const = 0;
 
 protected:
     kernel_facts facts_;

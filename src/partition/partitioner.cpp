@@ -3,19 +3,27 @@
 // consumed by this op alone and is not a graph output (no End, not a leaf).
 // Then, to a fixed point, a producer whose output several ops read joins
 // their partition when all of them are in one (GELU's x, read by Div and
-// Mul): a partition is a DAG of elementwise ops evaluated in one pass, with
-// one output, its root. No tensor inside a partition is read outside it, so a
-// framework op that reads a tensor keeps that tensor materialized, and no
-// cycle can pass through the framework.
+// Mul), or, when some of its readers are elsewhere (a framework op, End,
+// another partition), the partition of one of its fusible readers, its
+// output becoming one more output port of that partition (a residual sum
+// the framework also reads). A partition is a DAG of elementwise ops
+// evaluated in one pass; its outputs are the tensors it produces that are
+// read outside it or by nothing, all of one shape (the iteration space), the
+// last op's first.
 //
-// Partitions come in the order of their last op. That order is a valid
-// schedule: every input of a partition is produced by the root (last op) of
-// an earlier partition, since an op inside a partition has no outside consumer.
+// Every partition reading a tensor of another (End aside) comes after that
+// one's last op: a merge that would break this is not made. Partitions in
+// the order of their last ops are then a schedule, with no cycle through the
+// framework; they are returned in that order, each End once its input is
+// produced.
 #include "partition/partitioner.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <numeric>
+#include <queue>
+#include <set>
 
 #include "common/errors.hpp"
 #include "common/verbose.hpp"
@@ -81,12 +89,31 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
         }
     }
 
-    // region[i]: index of the op whose partition op i belongs to (union-find).
+    // region[i]: index of the op whose partition op i belongs to (union-find),
+    // the last op of the region: the one producing its main output.
     std::vector<size_t> region(ops.size());
     std::iota(region.begin(), region.end(), 0);
     auto find = [&](size_t i) {
         while (region[i] != i) i = region[i] = region[region[i]];
         return i;
+    };
+    // members[r]: the ops of the region whose last op is r; version[r]
+    // counts the merges that made it.
+    std::vector<std::vector<size_t>> members(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) members[i] = {i};
+    std::vector<uint32_t> version(ops.size(), 0);
+    auto unite = [&](size_t a, size_t b) {
+        a = find(a), b = find(b);
+        const size_t lo = std::min(a, b), hi = std::max(a, b);
+        region[lo] = hi;
+        members[hi].insert(members[hi].end(), members[lo].begin(), members[lo].end());
+        members[lo].clear();
+        ++version[hi];
+    };
+    auto readers = [&](const logical_tensor &lt) -> const std::vector<size_t> & {
+        static const std::vector<size_t> none;
+        auto it = consumers.find(lt.get_id());
+        return it == consumers.end() ? none : it->second;
     };
     if (p == partition::policy::fusion) {
         for (size_t j = 0; j < ops.size(); ++j) {
@@ -94,50 +121,122 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
             for (const auto &lt : ops[j].get_inputs()) {
                 auto prod = producer.find(lt.get_id());
                 if (prod == producer.end() || !fusible(ops[prod->second])) continue;
-                const auto &users = consumers[lt.get_id()];
-                if (std::all_of(users.begin(), users.end(), [&](size_t u) { return u == j; }))
-                    region[find(prod->second)] = find(j);
+                const auto &users = readers(lt);
+                if (std::all_of(users.begin(), users.end(), [&](size_t u) { return u == j; })) unite(prod->second, j);
             }
         }
-        // A region may read one of its tensors twice only if every read of a
-        // tensor produced inside it is right-aligned.
-        std::map<size_t, bool> aligned; // region root -> every inside read right-aligned
-        auto region_aligned = [&](size_t root) {
-            if (auto it = aligned.find(root); it != aligned.end()) return it->second;
-            bool ok = true;
-            for (size_t i = 0; i < ops.size() && ok; ++i) {
-                if (find(i) != root) continue;
-                const auto &in = ops[i].get_inputs();
-                for (size_t k = 0; k < in.size() && ok; ++k)
-                    if (auto prod = producer.find(in[k].get_id()); prod != producer.end() && find(prod->second) == root)
-                        ok = right_aligned(ops[i], k);
-            }
-            return aligned[root] = ok;
+        // Whether every read of a tensor produced inside regions a and b
+        // together is right-aligned (a region may read a tensor twice only so).
+        auto aligned_union = [&](size_t a, size_t b) {
+            for (size_t r0 : {a, b})
+                for (size_t i : members[r0]) {
+                    const auto &in = ops[i].get_inputs();
+                    for (size_t k = 0; k < in.size(); ++k)
+                        if (auto prod = producer.find(in[k].get_id()); prod != producer.end()) {
+                            const size_t r = find(prod->second);
+                            if ((r == a || r == b) && !right_aligned(ops[i], k)) return false;
+                        }
+                }
+            return true;
         };
+        // Whether regions a and b together would produce their outputs in one
+        // pass: every tensor of theirs besides the last op's that is read
+        // outside them or by nothing has the last op's output shape, known.
+        auto one_shape_union = [&](size_t a, size_t b) {
+            const logical_tensor &root = ops[std::max(a, b)].get_outputs()[0];
+            for (size_t r0 : {a, b})
+                for (size_t i : members[r0]) {
+                    if (i == std::max(a, b)) continue;
+                    for (const auto &lt : ops[i].get_outputs()) {
+                        const auto &users = readers(lt);
+                        const bool leaves = users.empty() || std::any_of(users.begin(), users.end(), [&](size_t u) {
+                                                return find(u) != a && find(u) != b;
+                                            });
+                        if (leaves &&
+                            !(root.has_known_shape() && lt.has_known_shape() && lt.get_dims() == root.get_dims()))
+                            return false;
+                    }
+                }
+            return true;
+        };
+        // Whether regions a and b together keep every partition that reads
+        // a tensor of theirs (End aside) after their last op. Partitions then
+        // run in the order of their last ops, End ones once their input is
+        // there: no path can leave a partition and come back into it, through
+        // the framework or through another partition.
+        auto keeps_order = [&](size_t a, size_t b) {
+            const size_t last = std::max(a, b);
+            for (size_t r0 : {a, b})
+                for (size_t i : members[r0])
+                    for (const auto &lt : ops[i].get_outputs())
+                        for (size_t c : readers(lt)) {
+                            const size_t rc = find(c);
+                            if (rc != a && rc != b && rc < last && !ops[c].get_outputs().empty()) return false;
+                        }
+            return true;
+        };
+        // Merges found impossible, by the regions' versions: tried again
+        // only once either region has grown.
+        std::set<std::array<size_t, 4>> refused;
         for (bool changed = true; changed;) {
             changed = false;
             for (size_t i = ops.size(); i-- > 0;) {
                 if (!fusible(ops[i]) || ops[i].get_outputs().size() != 1) continue;
-                const auto &users = consumers[ops[i].get_outputs()[0].get_id()];
-                if (users.size() < 2) continue; // one reader: the rule above; none: a graph output
-                const size_t target = find(users[0]);
-                if (find(i) == target) continue;
-                bool ok = true;
-                for (size_t u : users) ok = ok && fusible(ops[u]) && find(u) == target;
-                for (const auto &[u, k] : reads[ops[i].get_outputs()[0].get_id()]) ok = ok && right_aligned(ops[u], k);
-                if (!ok || !region_aligned(target) || !region_aligned(find(i))) continue;
-                aligned.erase(target), aligned.erase(find(i));
-                region[find(i)] = target;
-                changed = true;
+                const logical_tensor &t = ops[i].get_outputs()[0];
+                const auto &users = readers(t);
+                const size_t from = find(i);
+                // The regions of its fusible readers, each tried in turn.
+                std::vector<size_t> targets;
+                for (size_t u : users)
+                    if (fusible(ops[u]) && find(u) != from &&
+                        std::find(targets.begin(), targets.end(), find(u)) == targets.end())
+                        targets.push_back(find(u));
+                for (size_t target : targets) {
+                    const std::array<size_t, 4> key{from, version[from], target, version[target]};
+                    if (refused.count(key)) continue;
+                    bool ok = true;
+                    for (const auto &[u, k] : reads[t.get_id()])
+                        ok = ok && (find(u) != target || right_aligned(ops[u], k));
+                    if (!ok || !aligned_union(from, target) || !one_shape_union(from, target) ||
+                        !keeps_order(from, target)) {
+                        refused.insert(key);
+                        continue;
+                    }
+                    unite(from, target);
+                    changed = true;
+                    break;
+                }
             }
         }
     }
 
-    // Build partitions in the order of their roots (the last op of each region).
-    std::map<size_t, std::vector<size_t>> members;                         // root -> op indices in execution order
-    for (size_t i = 0; i < ops.size(); ++i) members[find(i)].push_back(i); // End too: unsupported, alone
+    // Partitions in a topological order: among those whose inputs are all
+    // produced, the one whose last op comes first.
+    std::map<size_t, std::vector<size_t>> parts;                         // last op -> op indices in execution order
+    for (size_t i = 0; i < ops.size(); ++i) parts[find(i)].push_back(i); // End too: unsupported, alone
+    std::map<size_t, size_t> waiting;                                    // last op -> partitions it still waits for
+    std::map<size_t, std::vector<size_t>> dependents;                    // last op -> partitions reading its tensors
+    for (const auto &[root, idx] : parts) {
+        std::vector<size_t> from;
+        for (size_t i : idx)
+            for (const auto &lt : ops[i].get_inputs())
+                if (auto prod = producer.find(lt.get_id());
+                    prod != producer.end() && find(prod->second) != root &&
+                    std::find(from.begin(), from.end(), find(prod->second)) == from.end())
+                    from.push_back(find(prod->second));
+        waiting[root] = from.size();
+        for (size_t f : from) dependents[f].push_back(root);
+    }
+    std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
+    for (const auto &[root, n] : waiting)
+        if (n == 0) ready.push(root);
     std::vector<partition_impl> result;
-    for (const auto &[root, idx] : members) {
+    while (!ready.empty()) {
+        const size_t root = ready.top();
+        ready.pop();
+        for (size_t d : dependents[root])
+            if (--waiting[d] == 0) ready.push(d);
+        const std::vector<size_t> &idx = parts[root];
         partition_impl part;
         part.graph_id = g.id;
         part.engine_kind = g.engine_kind;
@@ -151,10 +250,20 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
         for (const op &o : part.ops)
             for (const auto &lt : o.get_inputs())
                 if (!produced_inside.count(lt.get_id())) add_unique(part.inputs, lt);
+        // Outputs: the last op's, then every other tensor read outside.
         part.outputs = ops[root].get_outputs();
+        for (size_t i : idx) {
+            if (i == root) continue;
+            for (const auto &lt : ops[i].get_outputs()) {
+                const auto &users = readers(lt);
+                if (users.empty() || std::any_of(users.begin(), users.end(), [&](size_t u) { return find(u) != root; }))
+                    part.outputs.push_back(lt);
+            }
+        }
         if (part.supported) part.signature = signature(part);
         result.push_back(std::move(part));
     }
+    if (result.size() != parts.size()) fail(status::runtime_error, "get_partitions: partitions form a cycle");
     return result;
 }
 

@@ -60,9 +60,9 @@ bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
 
 logical_tensor compiled_partition::query_logical_tensor(size_t id) const {
     if (impl_) {
-        for (const auto &lt : impl_->core->inputs)
-            if (lt.get_id() == id) return lt;
-        if (impl_->core->output.get_id() == id) return impl_->core->output;
+        for (const auto *ports : {&impl_->core->inputs, &impl_->core->outputs})
+            for (const auto &lt : *ports)
+                if (lt.get_id() == id) return lt;
     }
     fail(status::invalid_arguments, "query_logical_tensor: tensor id ", id,
          " is not a port of this compiled partition");
@@ -92,15 +92,22 @@ void compiled_partition::execute_checked(stream &s, const tensor *const *inputs,
     const detail::compiled_core &c = *impl_->core;
     const bool verbose = detail::verbose_enabled();
     const auto start = verbose ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    const size_t n = c.inputs.size();
-    if (n_inputs != n || n_outputs != 1)
-        fail(status::invalid_arguments, "execute: partition ", impl_->partition_id, " takes ", n,
-             " inputs and 1 output, got ", n_inputs, " and ", n_outputs);
+    const size_t n = c.inputs.size(), n_out = c.outputs.size();
+    if (n_inputs != n || n_outputs != n_out)
+        fail(status::invalid_arguments, "execute: partition ", impl_->partition_id, " takes ", n, " inputs and ", n_out,
+             n_out == 1 ? " output" : " outputs", ", got ", n_inputs, " and ", n_outputs);
     const detail::exec_context ctx{detail::allocator_of(s.get_engine())};
-    void *out = checked_handle(find_tensor(outputs, n_outputs, 0, c.output, "output"), c.output, "output");
-    const size_t out_size = c.output.get_mem_size();
+    detail::small_buffer<void *, 4> out(n_out);
+    for (size_t k = 0; k < n_out; ++k) {
+        const logical_tensor &port = c.outputs[k];
+        out[k] = checked_handle(find_tensor(outputs, n_outputs, k, port, "output"), port, "output");
+        for (size_t j = 0; j < k; ++j)
+            if (overlaps(out[j], c.outputs[j].get_mem_size(), out[k], port.get_mem_size()))
+                fail(status::invalid_arguments, "execute: output tensors ", c.outputs[j].get_id(), " and ",
+                     port.get_id(), " share memory; each output needs its own");
+    }
 
-    // An input that overlaps the output other than as a reported in-place
+    // An input that overlaps an output other than as a reported in-place
     // pair is read from a copy, so the result is still exact.
     detail::small_buffer<const void *, 16> in(n);
     detail::small_buffer<bool, 16> copy(n);
@@ -108,22 +115,27 @@ void compiled_partition::execute_checked(stream &s, const tensor *const *inputs,
     for (size_t p = 0; p < n; ++p) {
         const logical_tensor &port = c.inputs[p];
         in[p] = checked_handle(find_tensor(inputs, n_inputs, p, port, "input"), port, "input");
-        copy[p] = overlaps(in[p], port.get_mem_size(), out, out_size);
-        for (const auto &[i, o] : c.inplace) copy[p] = copy[p] && !(i == port.get_id() && in[p] == out);
+        copy[p] = false;
+        for (size_t k = 0; k < n_out && !copy[p]; ++k) {
+            bool in_place = false;
+            for (const auto &[i, o] : c.inplace)
+                in_place = in_place || (i == port.get_id() && o == c.outputs[k].get_id() && in[p] == out[k]);
+            copy[p] = !in_place && overlaps(in[p], port.get_mem_size(), out[k], c.outputs[k].get_mem_size());
+        }
         any_copy = any_copy || copy[p];
     }
     if (!any_copy) {
-        c.k->execute(in.data(), out, ctx);
+        c.k->execute(in.data(), out.data(), ctx);
     } else {
         std::vector<detail::scratch_buffer> staged;
         for (size_t p = 0; p < n; ++p) {
             if (!copy[p]) continue;
             const size_t size = c.inputs[p].get_mem_size();
-            staged.emplace_back(ctx.alloc, size, "a copy of an input that overlaps the output");
+            staged.emplace_back(ctx.alloc, size, "a copy of an input that overlaps an output");
             std::memcpy(staged.back().data(), in[p], size);
             in[p] = staged.back().data();
         }
-        c.k->execute(in.data(), out, ctx);
+        c.k->execute(in.data(), out.data(), ctx);
     }
 
     if (verbose) {

@@ -275,7 +275,7 @@ TEST_F(allocator_test, copies_of_aliased_inputs_go_through_it_and_failure_writes
                    {tensor(lt(2, dt::f32, {4, 8}), eng, out.data())});
     };
     counting_allocator::fail = true;
-    expect_status(run, status::out_of_memory, "a copy of an input that overlaps the output");
+    expect_status(run, status::out_of_memory, "a copy of an input that overlaps an output");
     for (int i = 0; i < 32; ++i) EXPECT_EQ(out[i], static_cast<float>(i)) << "element " << i << " was written";
     counting_allocator::fail = false;
     run();

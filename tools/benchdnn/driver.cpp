@@ -214,7 +214,9 @@ compiled_case prepare(const graph_case &gc, const problem &p, bool check_values)
             cc.traffic.reads.push_back(lt.get_mem_size());
             cc.traffic.read_at.push_back(static_cast<unsigned char *>(cc.values.at(lt.get_id())->data()));
         }
-        if (cc.parts.size() == 1) // the roof runs on the case's own pages
+        // The roof runs on the case's own pages where it is one stream
+        // written and those read; otherwise on its own.
+        if (cc.parts.size() == 1 && part_outs[i].size() == 1)
             cc.traffic.write_at = static_cast<unsigned char *>(cc.values.at(part_outs[i][0].get_id())->data());
         else
             cc.traffic.read_at.clear();

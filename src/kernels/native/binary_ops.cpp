@@ -1106,6 +1106,16 @@ HWY_INLINE int64_t transpose_blocks(D d, const T *src, int64_t src_pitch, T *dst
 
 #endif
 
+// n bytes from src to dst in whole vectors, non-temporal from dst's first
+// aligned vector on when `stream` (a side output written from a node's row).
+void copy_bytes(const void *src, void *dst, int64_t n, bool stream) {
+    const hn::ScalableTag<uint8_t> d;
+    const auto *s = static_cast<const uint8_t *>(src);
+    store_loop(
+        d, static_cast<int64_t>(hn::Lanes(d)), static_cast<uint8_t *>(dst), n, stream,
+        [&](int64_t i) { return hn::LoadU(d, s + i); }, [&](int64_t i) { return s[i]; }, s, int64_t{0}, s, int64_t{0});
+}
+
 // dst[r * dst_pitch + j] = src[j * src_pitch + r] for r < rows, j < cols.
 // Whole lanes-by-lanes blocks load a vector from each of `lanes` columns and
 // transpose in registers. Columns left over go a vector of columns at a time
@@ -1494,6 +1504,7 @@ const element_ops *get_element_ops() {
         if (__builtin_cpu_supports("avx512bf16")) add_chains[dtype_index(dt::bf16)] = add_chain<bf16, bf16_cvt_io>;
 #endif
         o.out_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f32)] = add_out_transposed<float>;
+        o.copy = copy_bytes;
         o.transpose[0] = transpose<uint8_t>;
         o.transpose[1] = transpose<uint16_t>;
         o.transpose[2] = transpose<uint32_t>;

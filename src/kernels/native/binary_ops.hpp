@@ -31,6 +31,9 @@ using chain_fn = void (*)(const void *const *in, const int64_t *strides, int64_t
 using transpose_fn = void (*)(const void *src, int64_t src_pitch, void *dst, int64_t dst_pitch, int64_t rows,
                               int64_t cols, bool stream);
 
+/// n bytes from src to dst; `stream` asks for non-temporal stores.
+using copy_fn = void (*)(const void *src, void *dst, int64_t n, bool stream);
+
 /// out[j * po + r] = f(a[r * pa + j], b[r * pb + j]) for r < rows, j < cols
 /// (pitches in elements): an op of two operands read along their rows whose
 /// output is transposed, lanes-by-lanes blocks added and transposed in
@@ -53,6 +56,7 @@ struct element_ops {
     // [from][to]: Cast
     nary_fn cast[kNumDataTypes][kNumDataTypes];
     transpose_fn transpose[4]; // for elements of 1, 2, 4 and 8 bytes
+    copy_fn copy;
     // [fn][t]: a left-to-right chain of fn over one type in registers (Add: f32, bf16, f16)
     chain_fn chain[kNumEwFns][kNumDataTypes];
     // [fn][t]: fn of two operands along their rows into a transposed output (Add: f32)

@@ -126,6 +126,14 @@ struct node_plan {
     size_t res_slot; // scratch offset of the result, unless it goes straight to the output
 };
 
+// An output besides the last node's: node `node`'s result, written a block
+// at a time as the node computes it.
+struct side_plan {
+    int node;
+    size_t elem_size;
+    std::vector<int64_t> strides;
+};
+
 struct operand_plan {
     size_t port;
     size_t elem_size;
@@ -156,6 +164,12 @@ public:
         auto slot = [&](size_t bytes) { return std::exchange(scratch_bytes_, scratch_bytes_ + block_ * bytes); };
         int64_t bytes_per_element = static_cast<int64_t>(out_size_);
         const size_t rank = shape_.size();
+        for (const side_output &side : e.sides) {
+            if (side.node < 0 || static_cast<size_t>(side.node) + 1 >= e.nodes.size())
+                fail(status::runtime_error, "native kernel: output ", side.port.get_id(), " names no inner node");
+            sides_.push_back({side.node, data_type_size(side.port.get_data_type()), side.strides});
+            bytes_per_element += static_cast<int64_t>(sides_.back().elem_size);
+        }
         for (const auto &o : e.operands) {
             size_t es = data_type_size(e.operand_type(o));
             operands_.push_back({o.port, es, o.strides, slot(es)});
@@ -166,7 +180,9 @@ public:
         }
         const int64_t total_bytes = saturating_mul(total_, bytes_per_element);
         stream_ = total_bytes >= stream_threshold_bytes();
-        plan_panels(rank);
+        // Several outputs take the row walk (run): panels, strips and chains
+        // write one output.
+        if (sides_.empty()) plan_panels(rank);
         // The split is fixed here: a small partition runs inline on the
         // caller, with nothing to decide per execute.
         facts_.threads = max_threads();
@@ -195,8 +211,7 @@ public:
                      n.n_args > 1 ? data_type_name(n.in_dt[1]) : "");
             nodes_.push_back(p);
         }
-        plan_chain(e);
-        plan_strip_add(e, rank);
+        if (sides_.empty()) plan_chain(e), plan_strip_add(e, rank);
         // One op (or a chain in registers) reading its operands in place
         // (contiguous or broadcast) and writing the output directly uses no
         // scratch: a whole row per call. Short rows of one op go to its row
@@ -353,21 +368,22 @@ public:
                 scratch_bytes_, scratch_bytes_ + static_cast<size_t>(panel_cols_ * (tile_rows_ * widest + 64) + 64));
     }
 
-    void execute(const void *const *inputs, void *output, const exec_context &ctx) const override {
-        if (constants_.empty()) return execute_all(inputs, output, ctx);
+    void execute(const void *const *inputs, void *const *outputs, const exec_context &ctx) const override {
+        if (constants_.empty()) return execute_all(inputs, outputs, ctx);
         // Constants are operands after the inputs.
         small_buffer<const void *, 16> all(n_inputs_ + constants_.size());
         std::copy(inputs, inputs + n_inputs_, all.data());
         for (size_t k = 0; k < constants_.size(); ++k) all[n_inputs_ + k] = &constants_[k];
-        execute_all(all.data(), output, ctx);
+        execute_all(all.data(), outputs, ctx);
     }
 
 private:
-    void execute_all(const void *const *inputs, void *output, const exec_context &ctx) const {
+    void execute_all(const void *const *inputs, void *const *outputs, const exec_context &ctx) const {
         if (total_ == 0) return;
+        void *output = outputs[0];
         if (panels_) return execute_panels(inputs, output, ctx);
         const int chunks = facts_.chunks;
-        if (chunks == 1) return run_chunk(inputs, output, 0, total_, ctx);
+        if (chunks == 1) return run_chunk(inputs, outputs, 0, total_, ctx);
         // Chunks start on cache-line boundaries of the output: a thread whose
         // streaming stores begin mid-line runs at a third of the speed.
         const int64_t line = std::max<int64_t>(1, 64 / static_cast<int64_t>(out_size_));
@@ -379,7 +395,7 @@ private:
         };
         parallel_chunks(chunks, [&](int c) {
             const int64_t begin = boundary(c), end = boundary(c + 1);
-            if (begin < end) run_chunk(inputs, output, begin, end, ctx);
+            if (begin < end) run_chunk(inputs, outputs, begin, end, ctx);
         });
     }
 
@@ -395,8 +411,9 @@ private:
         }
     }
 
-    void run_chunk(const void *const *inputs, void *output, int64_t begin, int64_t end, const exec_context &ctx) const {
-        with_scratch(ctx, [&](unsigned char *scratch) { run(inputs, output, begin, end, scratch); });
+    void run_chunk(const void *const *inputs, void *const *outputs, int64_t begin, int64_t end,
+                   const exec_context &ctx) const {
+        with_scratch(ctx, [&](unsigned char *scratch) { run(inputs, outputs, begin, end, scratch); });
     }
 
     // Panels: for each index of the outer dims and each block of panel_cols_
@@ -578,19 +595,25 @@ private:
         if (stream_) hwy::FlushStream();
     }
 
-    void run(const void *const *inputs, void *output, int64_t begin, int64_t end, unsigned char *scratch) const {
-        const size_t rank = shape_.size(), n_ops = operands_.size(), inner = rank - 1;
-        auto strides = [&](size_t k) -> const dims & { return k < n_ops ? operands_[k].strides : out_strides_; };
+    void run(const void *const *inputs, void *const *outputs, int64_t begin, int64_t end,
+             unsigned char *scratch) const {
+        const size_t rank = shape_.size(), n_ops = operands_.size(), inner = rank - 1, n_out = 1 + sides_.size();
+        void *output = outputs[0];
+        // Operands, then the output, then the side outputs.
+        auto strides = [&](size_t k) -> const dims & {
+            return k < n_ops ? operands_[k].strides : k == n_ops ? out_strides_ : sides_[k - n_ops - 1].strides;
+        };
         small_buffer<int64_t, 8> idx(rank);
         for (size_t d = rank, rest = begin; d-- > 0;) idx[d] = rest % shape_[d], rest /= shape_[d];
         // Offsets (elements) of the current row's first element, per operand
         // and then the output, kept up to date as the row index advances.
-        small_buffer<int64_t, 16> row_off(n_ops + 1);
-        for (size_t k = 0; k <= n_ops; ++k) {
+        small_buffer<int64_t, 16> row_off(n_ops + n_out);
+        for (size_t k = 0; k < n_ops + n_out; ++k) {
             row_off[k] = 0;
             for (size_t d = 0; d < inner; ++d) row_off[k] += idx[d] * strides(k)[d];
         }
         small_buffer<const unsigned char *, 8> ptr(n_ops);
+        small_buffer<unsigned char *, 4> side_out(sides_.size());
         small_buffer<const void *, 16> view(n_ops + nodes_.size() + 1);
         small_buffer<int64_t, 16> stride(n_ops + nodes_.size() + 1);
         // Moves to the row `count` rows on along dim inner - 1, carrying into the outer dims.
@@ -598,9 +621,9 @@ private:
             idx[inner] = 0;
             for (size_t d = inner; d-- > 0; count = 1) {
                 idx[d] += count;
-                for (size_t k = 0; k <= n_ops; ++k) row_off[k] += count * strides(k)[d];
+                for (size_t k = 0; k < n_ops + n_out; ++k) row_off[k] += count * strides(k)[d];
                 if (idx[d] < shape_[d]) break;
-                for (size_t k = 0; k <= n_ops; ++k) row_off[k] -= strides(k)[d] * shape_[d];
+                for (size_t k = 0; k < n_ops + n_out; ++k) row_off[k] -= strides(k)[d] * shape_[d];
                 idx[d] = 0;
             }
         };
@@ -628,10 +651,15 @@ private:
                          (row_off[k] + first * inner_strides_[k]) * operands_[k].elem_size;
             auto *out =
                 static_cast<unsigned char *>(output) + (row_off[n_ops] + first * out_strides_[inner]) * out_size_;
+            for (size_t k = 0; k < sides_.size(); ++k) {
+                const side_plan &side = sides_[k];
+                side_out[k] = static_cast<unsigned char *>(outputs[1 + k]) +
+                              (row_off[n_ops + 1 + k] + first * side.strides[inner]) * side.elem_size;
+            }
             for (int64_t b = 0; b < row; b += row_block_)
                 eval_block(scratch, ptr.data(), inner_strides_.data(), view.data(), stride.data(), b,
                            out + b * out_strides_[inner] * out_size_, out_strides_[inner],
-                           std::min(row_block_, row - b), stream_);
+                           std::min(row_block_, row - b), stream_, side_out.data());
             pos += row;
             idx[inner] += row;
             if (idx[inner] == shape_[inner] && pos < end) next_rows(1);
@@ -643,10 +671,11 @@ private:
     // (a chain: its operands in order from there).
     // row_ptr/row_stride: each operand's elements along the block's row.
     // out/out_stride: where the block's results go; stream: non-temporal
-    // stores where they are written directly.
+    // stores where they are written directly. side_out: each side output's
+    // row (run only), the block `first` elements on.
     void eval_block(unsigned char *scratch, const unsigned char *const *row_ptr, const int64_t *row_stride,
                     const void **view, int64_t *stride, int64_t first, unsigned char *out, int64_t out_stride,
-                    int64_t len, bool stream) const {
+                    int64_t len, bool stream, unsigned char *const *side_out = nullptr) const {
         const size_t n_ops = operands_.size();
         for (size_t k = 0; k < n_ops; ++k) {
             const auto &o = operands_[k];
@@ -687,6 +716,16 @@ private:
             else
                 p.nary(a, sa, dest, scalar ? 1 : len, direct && stream);
             view[n_ops + n] = dest, stride[n_ops + n] = scalar ? 0 : 1;
+            for (size_t k = 0; k < sides_.size(); ++k) {
+                const side_plan &side = sides_[k];
+                if (side.node != static_cast<int>(n)) continue;
+                const int64_t ds = side.strides[shape_.size() - 1];
+                unsigned char *to = side_out[k] + first * ds * static_cast<int64_t>(side.elem_size);
+                if (ds == 1 && !scalar)
+                    copy_(dest, to, len * static_cast<int64_t>(side.elem_size), stream);
+                else
+                    copy_elements(to, ds, dest, scalar ? 0 : 1, len, side.elem_size);
+            }
         }
         const size_t last = n_ops + nodes_.size() - 1;
         if (view[last] != out) copy_elements(out, out_stride, view[last], stride[last], len, out_size_);
@@ -715,6 +754,8 @@ private:
     std::vector<uint64_t> constants_;    // each constant's element in its low bytes (operand ports from n_inputs_)
     std::vector<int64_t> inner_strides_; // each operand's stride along the inner dim
     std::vector<node_plan> nodes_;
+    std::vector<side_plan> sides_; // outputs besides the last node's (fused_expr::sides)
+    copy_fn copy_ = element_ops_for_cpu().copy;
     chain_fn chain_ = nullptr;              // the nodes are a chain of one function over one type (plan_chain)
     add_transposed_fn strip_add_ = nullptr; // strips of one op in registers (plan_strip_add)
     std::vector<int> chain_args_;           // its operands, in the order they are added
@@ -770,13 +811,16 @@ public:
         }
     }
 
-    void execute(const void *const *inputs, void *output, const exec_context &ctx) const override {
+    void execute(const void *const *inputs, void *const *outputs, const exec_context &ctx) const override {
         scratch_buffer buffers(ctx.alloc, bytes_, "the buffers of a partition's broadcast sub-expressions");
         small_buffer<const void *, 16> all(n_inputs_ + stages_.size());
         std::copy(inputs, inputs + n_inputs_, all.data());
         for (size_t k = 0; k < stages_.size(); ++k) all[n_inputs_ + k] = buffers.data() + offsets_[k];
-        for (size_t k = 0; k < stages_.size(); ++k) stages_[k].execute(all.data(), buffers.data() + offsets_[k], ctx);
-        main_.execute(all.data(), output, ctx);
+        for (size_t k = 0; k < stages_.size(); ++k) {
+            void *buffer = buffers.data() + offsets_[k];
+            stages_[k].execute(all.data(), &buffer, ctx);
+        }
+        main_.execute(all.data(), outputs, ctx);
     }
 
 private:

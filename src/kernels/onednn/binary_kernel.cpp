@@ -134,8 +134,8 @@ public:
     onednn_binary_kernel() : kernel({}) {}
     kernel_facts &facts_mut() { return facts_; } // filled in by make_onednn_kernel
 
-    void execute(const void *const *inputs, void *output, const exec_context &) const override {
-        parallel_chunks(facts_.chunks, [&](int c) { run_chunk(inputs, output, c); });
+    void execute(const void *const *inputs, void *const *outputs, const exec_context &) const override {
+        parallel_chunks(facts_.chunks, [&](int c) { run_chunk(inputs, outputs[0], c); });
     }
 
     void run_chunk(const void *const *inputs, void *output, int c) const {
@@ -223,6 +223,7 @@ std::unique_ptr<kernel> make_onednn_kernel(const fused_expr &flat, const onednn_
         if (o.strides[inner] != 0 && o.strides[inner] != 1)
             return why = "an input is read across the inner dim (a transposing partition)", nullptr;
     if (!flat.constants.empty()) return why = "a constant operand", nullptr;
+    if (!flat.sides.empty()) return why = "several outputs (a post-op chain writes one)", nullptr;
     const fused_expr e = at_least_2d(flat);
     memory::data_type src_dt = memory::data_type::undef, dst_dt = memory::data_type::undef;
     for (const expr_node &node : e.nodes) {
