@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <queue>
@@ -139,9 +140,33 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
                 }
             return true;
         };
+        // Whether tensor y has the shape of tensor x whatever dims are left
+        // unknown at partition time (a symbolic batch): both known and equal,
+        // or y made from x by ops fusebox runs whose other inputs are single
+        // elements of no higher rank (ReLU(x), Pow(x, 2), x * 0.5).
+        std::function<bool(const logical_tensor &, const logical_tensor &, int)> same_shape =
+            [&](const logical_tensor &x, const logical_tensor &y, int depth) {
+                if (x.get_id() == y.get_id()) return true;
+                if (x.has_known_shape() && y.has_known_shape()) return x.get_dims() == y.get_dims();
+                auto prod = producer.find(y.get_id());
+                if (depth == 0 || prod == producer.end() || !fusible(ops[prod->second])) return false;
+                const auto &in = ops[prod->second].get_inputs();
+                auto single = [](const logical_tensor &t, int32_t rank) { // one element, rank <= `rank`
+                    if (t.get_ndims() < 0 || t.get_ndims() > rank) return false;
+                    const auto &d = t.get_dims();
+                    return std::all_of(d.begin(), d.end(), [](int64_t v) { return v == 1; });
+                };
+                for (size_t k = 0; k < in.size(); ++k) {
+                    bool others_single = in[k].get_ndims() >= 0;
+                    for (size_t j = 0; j < in.size() && others_single; ++j)
+                        others_single = j == k || single(in[j], in[k].get_ndims());
+                    if (others_single && same_shape(x, in[k], depth - 1)) return true;
+                }
+                return false;
+            };
         // Whether regions a and b together would produce their outputs in one
         // pass: every tensor of theirs besides the last op's that is read
-        // outside them or by nothing has the last op's output shape, known.
+        // outside them or by nothing has the last op's output shape.
         auto one_shape_union = [&](size_t a, size_t b) {
             const logical_tensor &root = ops[std::max(a, b)].get_outputs()[0];
             for (size_t r0 : {a, b})
@@ -152,9 +177,7 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
                         const bool leaves = users.empty() || std::any_of(users.begin(), users.end(), [&](size_t u) {
                                                 return find(u) != a && find(u) != b;
                                             });
-                        if (leaves &&
-                            !(root.has_known_shape() && lt.has_known_shape() && lt.get_dims() == root.get_dims()))
-                            return false;
+                        if (leaves && !same_shape(lt, root, 8)) return false;
                     }
                 }
             return true;

@@ -191,6 +191,42 @@ TEST(multi_output, in_place_main_output_beside_a_second_output) {
     EXPECT_TRUE(same_elements(*ref.at(2), side));
 }
 
+TEST(multi_output, symbolic_dims_compile_for_the_shapes_given) {
+    // A batch dim unknown until compile: ReLU(t) has t's shape whatever it is.
+    const dims q{-1, 3, 64};
+    std::vector<op> ops = {
+        op(0, op::kind::Add, {lt(0, dt::f32, q), lt(1, dt::f32, q)}, {lt(2, dt::f32, q)}),
+        op(1, op::kind::ReLU, {lt(2, dt::f32, q)}, {lt(3, dt::f32, q)}),
+        op(2, op::kind::End, {lt(2, dt::f32, q)}, {}),
+    };
+    graph g = build(ops);
+    const auto parts = g.get_partitions();
+    ASSERT_EQ(parts.size(), 2u);
+    ASSERT_EQ(parts[0].get_output_ports().size(), 2u);
+    for (int64_t batch : {1, 5}) {
+        const dims shape{batch, 3, 64};
+        std::mt19937_64 rng(13);
+        std::map<size_t, std::shared_ptr<buffer>> in;
+        for (size_t id : {0, 1}) in[id] = std::make_shared<buffer>(lt(id, dt::f32, shape)), fill(*in[id], rng);
+        std::vector<op> concrete = {
+            op(0, op::kind::Add, {in[0]->lt, in[1]->lt}, {lt(2, dt::f32, shape)}),
+            op(1, op::kind::ReLU, {lt(2, dt::f32, shape)}, {lt(3, dt::f32, shape)}),
+        };
+        auto ref = in;
+        reference_graph(concrete, ref);
+        const engine eng(engine::kind::cpu);
+        compiled_partition cp =
+            parts[0].compile({in[0]->lt, in[1]->lt}, {lt(3, dt::f32, any), lt(2, dt::f32, any)}, eng);
+        buffer main(cp.query_logical_tensor(3)), side(cp.query_logical_tensor(2));
+        EXPECT_EQ(main.lt.get_dims(), shape);
+        stream s(eng);
+        cp.execute(s, {tensor(in[0]->lt, eng, in[0]->data()), tensor(in[1]->lt, eng, in[1]->data())},
+                   {tensor(main.lt, eng, main.data()), tensor(side.lt, eng, side.data())});
+        EXPECT_TRUE(same_elements(*ref.at(3), main)) << "batch " << batch;
+        EXPECT_TRUE(same_elements(*ref.at(2), side)) << "batch " << batch;
+    }
+}
+
 TEST(multi_output, execute_rejects_outputs_that_share_memory_and_wrong_counts) {
     const dims shape{2, 3, 4, 4};
     graph g = build(residual_ops(shape));

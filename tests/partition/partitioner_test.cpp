@@ -107,14 +107,28 @@ TEST(partitioner, outputs_of_another_shape_stay_materialized) {
     EXPECT_EQ(parts[2].get_ops(), (std::vector<size_t>{2}));
 }
 
-TEST(partitioner, unknown_shapes_give_no_second_output) {
+TEST(partitioner, unknown_dims_give_a_second_output_only_where_shapes_provably_agree) {
+    // t2 = t0 + t1 of shape [?, 4] leaves the graph. ReLU(t2), and t2 * s with s
+    // one element, have t2's shape whatever ? is: one partition. t2 + t5 with
+    // t5 [?, 4] may be larger (t2's ? could be 1): t2 stays materialized.
+    const lt::dims q{-1, 4};
+    for (int reader = 0; reader < 3; ++reader) {
+        graph g(engine::kind::cpu);
+        g.add_op(op(0, op::kind::Add, {lt(0, dt::f32, q), lt(1, dt::f32, q)}, {lt(2, dt::f32, q)}));
+        const lt second = reader == 0   ? lt(5, dt::f32, lt::dims{})
+                          : reader == 1 ? lt(5, dt::f32, lt::dims{1, 1})
+                                        : lt(5, dt::f32, q);
+        g.add_op(op(1, op::kind::Multiply, {lt(2, dt::f32, q), second}, {lt(3, dt::f32, q)}));
+        g.add_op(op(2, op::kind::End, {lt(2, dt::f32, q)}, {}));
+        g.finalize();
+        EXPECT_EQ(g.get_partitions().size(), reader < 2 ? 2u : 3u) << "reader " << reader;
+    }
     graph g(engine::kind::cpu);
-    const lt a(0, dt::f32, {-1, 4}), b(1, dt::f32, {-1, 4});
-    g.add_op(op(0, op::kind::Add, {a, b}, {lt(2, dt::f32, {-1, 4})}));
-    g.add_op(op(1, op::kind::ReLU, {lt(2, dt::f32, {-1, 4})}, {lt(3, dt::f32, {-1, 4})}));
-    g.add_op(op(2, op::kind::End, {lt(2, dt::f32, {-1, 4})}, {}));
+    g.add_op(op(0, op::kind::Add, {lt(0, dt::f32, q), lt(1, dt::f32, q)}, {lt(2, dt::f32, q)}));
+    g.add_op(op(1, op::kind::ReLU, {lt(2, dt::f32, q)}, {lt(3, dt::f32, q)}));
+    g.add_op(op(2, op::kind::End, {lt(2, dt::f32, q)}, {}));
     g.finalize();
-    EXPECT_EQ(g.get_partitions().size(), 3u); // whether the two shapes agree is not known
+    EXPECT_EQ(g.get_partitions().size(), 2u);
 }
 
 TEST(partitioner, several_sinks_are_one_partition) {
