@@ -266,6 +266,40 @@ template <class D, class MaskAt> HWY_INLINE auto bytes_from_masks(D d, int64_t i
     // 4- and 2-byte lanes: each mask as 0/1 lanes, narrowed (and joined)
     // to bytes in registers, not through the mask bits in memory.
     using TI = hwy::MakeSigned<hn::TFromD<D>>;
+#if HWY_TARGET <= HWY_AVX3
+    // AVX-512: the masks' bits joined in mask registers, one masked move of
+    // ones (AVX512BW) makes the bytes.
+    if constexpr (hn::MaxLanes(D()) * sizeof(TI) == 64 && (sizeof(TI) == 4 || sizeof(TI) == 2)) {
+        __mmask64 bits;
+        if constexpr (sizeof(TI) == 4) {
+            const __mmask32 lo = _mm512_kunpackw(mask(i + lanes).raw, mask(i).raw);
+            const __mmask32 hi = _mm512_kunpackw(mask(i + 3 * lanes).raw, mask(i + 2 * lanes).raw);
+            bits = _mm512_kunpackd(hi, lo);
+        } else {
+            bits = _mm512_kunpackd(mask(i + lanes).raw, mask(i).raw);
+        }
+        return hn::Vec<decltype(du8)>{_mm512_maskz_set1_epi8(bits, 1)};
+    }
+#elif HWY_TARGET == HWY_AVX2
+    // AVX2: the masks as all-ones lanes, packed with saturation within each
+    // 128-bit half, then one permute puts the groups in order.
+    if constexpr (hn::MaxLanes(D()) * sizeof(TI) == 32 && (sizeof(TI) == 4 || sizeof(TI) == 2)) {
+        const hn::RebindToSigned<D> di;
+        auto lanes_of = [&](int64_t j) { return hn::VecFromMask(di, hn::RebindMask(di, mask(i + j * lanes))).raw; };
+        __m256i packed;
+        if constexpr (sizeof(TI) == 4) {
+            const __m256i p01 = _mm256_packs_epi32(lanes_of(0), lanes_of(1));
+            const __m256i p23 = _mm256_packs_epi32(lanes_of(2), lanes_of(3));
+            // Dwords now hold v0[0:4] v1[0:4] v2[0:4] v3[0:4] | v0[4:8] v1[4:8] v2[4:8] v3[4:8].
+            packed =
+                _mm256_permutevar8x32_epi32(_mm256_packs_epi16(p01, p23), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        } else {
+            // Qwords hold v0[0:8] v1[0:8] | v0[8:16] v1[8:16].
+            packed = _mm256_permute4x64_epi64(_mm256_packs_epi16(lanes_of(0), lanes_of(1)), 0xD8);
+        }
+        return hn::And(hn::Vec<decltype(du8)>{packed}, hn::Set(du8, 1));
+    }
+#endif
     if constexpr (sizeof(TI) == 4 || sizeof(TI) == 2) {
         const hn::RebindToSigned<D> di;
         const hn::Half<decltype(du8)> dh8;
