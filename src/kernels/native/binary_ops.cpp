@@ -269,9 +269,17 @@ template <class D, class MaskAt> HWY_INLINE auto bytes_from_masks(D d, int64_t i
 #if HWY_TARGET <= HWY_AVX3
     // AVX-512: the masks' bits joined in mask registers, one masked move of
     // ones (AVX512BW) makes the bytes.
-    if constexpr (hn::MaxLanes(D()) * sizeof(TI) == 64 && (sizeof(TI) == 4 || sizeof(TI) == 2)) {
+    if constexpr (hn::MaxLanes(D()) * sizeof(TI) == 64 && sizeof(TI) >= 2) {
         __mmask64 bits;
-        if constexpr (sizeof(TI) == 4) {
+        if constexpr (sizeof(TI) == 8) {
+            __mmask32 half[2];
+            for (int h = 0; h < 2; ++h) {
+                const int64_t at = i + 4 * h * lanes;
+                half[h] = _mm512_kunpackw(_mm512_kunpackb(mask(at + 3 * lanes).raw, mask(at + 2 * lanes).raw),
+                                          _mm512_kunpackb(mask(at + lanes).raw, mask(at).raw));
+            }
+            bits = _mm512_kunpackd(half[1], half[0]);
+        } else if constexpr (sizeof(TI) == 4) {
             const __mmask32 lo = _mm512_kunpackw(mask(i + lanes).raw, mask(i).raw);
             const __mmask32 hi = _mm512_kunpackw(mask(i + 3 * lanes).raw, mask(i + 2 * lanes).raw);
             bits = _mm512_kunpackd(hi, lo);
