@@ -1,5 +1,6 @@
 #include "interface/dump.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -219,9 +220,22 @@ void dump_partition(const partition_impl &p, const std::vector<op> &ops, const s
     if (!(dump_mode() & fusebox_dump_mode_subgraph)) return;
     char hash[17];
     std::snprintf(hash, sizeof(hash), "%016llx", static_cast<unsigned long long>(fnv1a(key)));
+    // An output that an op of the partition also reads gets an End, so that
+    // the dump, replayed, is this partition with all its outputs again.
+    std::vector<op> with_ends = ops;
+    size_t next_id = 0;
+    for (const op &o : ops) next_id = std::max(next_id, o.get_id() + 1);
+    for (const logical_tensor &out : outputs) {
+        bool read_inside = false;
+        for (const op &o : ops)
+            for (const logical_tensor &in : o.get_inputs()) read_inside = read_inside || in.get_id() == out.get_id();
+        if (read_inside)
+            with_ends.emplace_back(next_id++, op::kind::End, std::vector<logical_tensor>{out},
+                                   std::vector<logical_tensor>{}, "end_" + std::to_string(out.get_id()));
+    }
     write_file("fusebox-graph-" + std::to_string(p.graph_id) + "-partition-" + std::to_string(p.id) + "-" + hash +
                    ".json",
-               graph_json(p.engine_kind, p.math, false, ops, inputs, outputs));
+               graph_json(p.engine_kind, p.math, false, with_ends, inputs, outputs));
 }
 
 } // namespace detail

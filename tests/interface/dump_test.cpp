@@ -113,4 +113,30 @@ TEST_F(dump_test, a_graph_with_ops_fusebox_does_not_run) {
     }
 }
 
+TEST_F(dump_test, a_partition_with_several_outputs_dumps_an_end_on_each_output_read_inside) {
+    // t2 = t0 + t1 leaves the graph and feeds the ReLU: one partition with
+    // outputs t3 and t2. Its dump marks t2 with End, so that the replay
+    // (benchdnn.replay_dumps) is that partition again, not a fused chain.
+    graph g(engine::kind::cpu);
+    const dims shape{4, 16};
+    g.add_op(op(0, op::kind::Add, {lt(0, dt::f32, shape), lt(1, dt::f32, shape)}, {lt(2, dt::f32, shape)}));
+    g.add_op(op(1, op::kind::ReLU, {lt(2, dt::f32, shape)}, {lt(3, dt::f32, shape)}));
+    g.add_op(op(2, op::kind::End, {lt(2, dt::f32, shape)}, {}));
+    g.finalize();
+    compile_all(g);
+    const auto written = files();
+    ASSERT_EQ(written.size(), 2u); // the graph and the one partition
+    for (const auto &f : written) {
+        if (f.filename().string().find("-partition-") == std::string::npos) continue;
+        const std::string text = read(f);
+        EXPECT_NE(text.find("\"output_ports\": [3, 2]"), std::string::npos) << text;
+        const size_t end = text.find("\"kind\": \"End\"");
+        ASSERT_NE(end, std::string::npos) << text;
+        EXPECT_EQ(text.find("\"kind\": \"End\"", end + 1), std::string::npos) << "one End only: " << text;
+        const size_t inputs = text.find("\"inputs\": [", end);
+        ASSERT_NE(inputs, std::string::npos);
+        EXPECT_EQ(text.find("\"id\": ", inputs), text.find("\"id\": 2,", inputs)) << "the End reads t2: " << text;
+    }
+}
+
 } // namespace
