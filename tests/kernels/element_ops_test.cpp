@@ -356,6 +356,49 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
     EXPECT_GT(checked, 0);
 }
 
+TEST(element_ops, half_precision_add_out_transposed_is_the_rounded_add_then_the_transpose) {
+    // Where a target has it (AVX-512): bf16 and f16, whole strips (32 rows)
+    // and tails, bits compared with the reference rounding of the f32 sum.
+    std::mt19937_64 rng(6);
+    int checked = 0;
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
+        for (dt t : {dt::bf16, dt::f16}) {
+            const auto fn =
+                ops->out_transposed[static_cast<int>(fusebox::detail::ew_fn::add)][fusebox::detail::dtype_index(t)];
+            if (!fn) continue;
+            auto to_f32 = [&](uint16_t h) { return t == dt::bf16 ? ref_bf16_to_f32(h) : ref_f16_to_f32(h); };
+            auto from_f32 = [&](float f) { return t == dt::bf16 ? ref_f32_to_bf16(f) : ref_f32_to_f16(f); };
+            for (int64_t rows : {int64_t{32}, int64_t{64}, int64_t{37}, int64_t{5}})
+                for (int64_t cols : {int64_t{70}, int64_t{16}, int64_t{3}})
+                    for (int64_t po : {int64_t{64}, rows + 3})
+                        for (bool stream : {false, true}) {
+                            const int64_t pa = cols + 1, pb = cols + 7;
+                            std::vector<uint16_t> a(static_cast<size_t>(rows * pa)), b(static_cast<size_t>(rows * pb));
+                            for (auto *v : {&a, &b})
+                                for (uint16_t &x : *v) x = static_cast<uint16_t>(rng()); // every bit pattern
+                            std::vector<uint16_t, aligned_allocator<uint16_t>> out(static_cast<size_t>(cols * po + 32));
+                            std::vector<uint16_t> guard(out.size());
+                            for (auto &g : guard) g = static_cast<uint16_t>(rng());
+                            std::copy(guard.begin(), guard.end(), out.begin());
+                            fn(a.data(), pa, b.data(), pb, out.data(), po, rows, cols, stream);
+                            for (size_t i = 0; i < out.size(); ++i) {
+                                const int64_t j = static_cast<int64_t>(i) / po, r = static_cast<int64_t>(i) % po;
+                                const bool inside = j < cols && r < rows;
+                                const uint16_t want = inside ? from_f32(to_f32(a[static_cast<size_t>(r * pa + j)]) +
+                                                                        to_f32(b[static_cast<size_t>(r * pb + j)]))
+                                                             : guard[i];
+                                const bool nan = inside && std::isnan(to_f32(want)) && std::isnan(to_f32(out[i]));
+                                ASSERT_TRUE(nan || out[i] == want)
+                                    << ops->isa << " " << data_type_name(t) << " rows=" << rows << " cols=" << cols
+                                    << " po=" << po << " r=" << r << " j=" << j << " stream=" << stream << ": got "
+                                    << out[i] << ", want " << want;
+                            }
+                            ++checked;
+                        }
+        }
+    if (checked == 0) GTEST_SKIP() << "no target here has a half-precision Add into a transposed output (AVX-512 only)";
+}
+
 // One- and three-input loops (LogicalNot, BitwiseNot; Where, Select) and
 // BitShift to the right, every type their rows take, against the reference,
 // with operands contiguous and broadcast.
