@@ -1180,10 +1180,10 @@ void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitc
             if (hn::Lanes(d) > 1)
                 j = transpose_blocks<vectors_per_line<T>(hn::MaxLanes(d))>(d, src, src_pitch, dst, dst_pitch, rows,
                                                                            cols, stream);
-        // 2-byte elements on targets whose vectors are shorter than a line
-        // (AVX2, SSE4): 8x8 blocks of 16-byte vectors, four side by side (one
-        // line of a dst row); 32-bit gathers are slow there (bf16 NCHW -> NHWC
-        // 17.4 -> 19.1 GB/s on AVX2). AVX-512 keeps the gathers, measured as fast.
+        // 2-byte elements: 8x8 blocks of 16-byte vectors, four side by side
+        // (one line of a dst row), on every target; 32-bit gathers are slow
+        // on AVX2 (bf16 NCHW -> NHWC 17.4 -> 19.1 GB/s with the blocks) and on
+        // Zen 5's AVX-512 (mixed-order bf16 Add 6.5 -> 4.2 ms).
         if constexpr (sizeof(T) == 2)
             j = transpose_blocks<4>(hn::Full128<T>(), src, src_pitch, dst, dst_pitch, rows, cols, stream);
     }
