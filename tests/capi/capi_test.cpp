@@ -319,6 +319,79 @@ TEST(capi, graph_compile_execute) {
     OK(fusebox_engine_destroy(engine));
 }
 
+TEST(capi, a_partition_with_two_outputs) {
+    // t = x + y also leaves the graph (End) and feeds ReLU: one partition
+    // whose outputs are the ReLU's and t, written by one execute.
+    fusebox_graph_t g;
+    OK(fusebox_graph_create(&g, fusebox_cpu));
+    fusebox_logical_tensor_t x = lt(0, {4, 8}), y = lt(1, {4, 8}), t = lt(2, {4, 8}), r = lt(3, {4, 8});
+    fusebox_op_t add, relu, end;
+    OK(fusebox_op_create(&add, 0, fusebox_op_add, "residual"));
+    OK(fusebox_op_add_input(add, &x));
+    OK(fusebox_op_add_input(add, &y));
+    OK(fusebox_op_add_output(add, &t));
+    OK(fusebox_op_create(&relu, 1, fusebox_op_relu, "relu"));
+    OK(fusebox_op_add_input(relu, &t));
+    OK(fusebox_op_add_output(relu, &r));
+    OK(fusebox_op_create(&end, 2, fusebox_op_end, "end"));
+    OK(fusebox_op_add_input(end, &t));
+    for (fusebox_op_t o : {add, relu, end}) OK(fusebox_add_op(g, o));
+    OK(fusebox_graph_finalize(g));
+    OK(fusebox_graph_filter(g, fusebox_partition_policy_fusion));
+    size_t n = 0;
+    OK(fusebox_graph_get_partition_num(g, &n));
+    ASSERT_EQ(n, 2u); // the Add and the ReLU, then the End
+    fusebox_partition_t parts[2];
+    OK(fusebox_graph_get_partitions(g, 2, parts));
+    size_t n_out = 0;
+    OK(fusebox_partition_get_output_ports_num(parts[0], &n_out));
+    ASSERT_EQ(n_out, 2u);
+    fusebox_logical_tensor_t outs[2];
+    OK(fusebox_partition_get_output_ports(parts[0], 2, outs));
+    EXPECT_EQ(outs[0].id, 3u); // the last op's output first
+    EXPECT_EQ(outs[1].id, 2u);
+
+    fusebox_engine_t engine;
+    fusebox_stream_t stream;
+    OK(fusebox_engine_create(&engine, fusebox_cpu, 0));
+    OK(fusebox_stream_create(&stream, engine, fusebox_stream_default_flags));
+    fusebox_compiled_partition_t cp;
+    OK(fusebox_compiled_partition_create(&cp, parts[0]));
+    fusebox_logical_tensor_t any_r = unknown(3), any_t = unknown(2);
+    const fusebox_logical_tensor_t *in_ptrs[2] = {&x, &y}, *out_ptrs[2] = {&any_r, &any_t};
+    OK(fusebox_partition_compile(parts[0], cp, 2, in_ptrs, 2, out_ptrs, engine));
+    fusebox_logical_tensor_t r_lt, t_lt;
+    OK(fusebox_compiled_partition_query_logical_tensor(cp, 3, &r_lt));
+    OK(fusebox_compiled_partition_query_logical_tensor(cp, 2, &t_lt));
+    EXPECT_EQ(t_lt.dims[1], 8);
+
+    std::vector<float> xv(32), yv(32), rv(32, -7.f), tv(32, -7.f);
+    for (int i = 0; i < 32; ++i) xv[i] = static_cast<float>(i) - 16.f, yv[i] = 0.5f * static_cast<float>(i % 5);
+    fusebox_tensor_t tx, ty, tr, tt;
+    OK(fusebox_tensor_create(&tx, &x, engine, xv.data()));
+    OK(fusebox_tensor_create(&ty, &y, engine, yv.data()));
+    OK(fusebox_tensor_create(&tr, &r_lt, engine, rv.data()));
+    OK(fusebox_tensor_create(&tt, &t_lt, engine, tv.data()));
+    const_fusebox_tensor_t in_t[2] = {tx, ty}, out_t[2] = {tr, tt};
+    expect_failure(fusebox_compiled_partition_execute(cp, stream, 2, in_t, 1, out_t), fusebox_invalid_arguments,
+                   "takes 2 inputs and 2 outputs, got 2 and 1");
+    OK(fusebox_compiled_partition_execute(cp, stream, 2, in_t, 2, out_t));
+    OK(fusebox_stream_wait(stream));
+    for (int i = 0; i < 32; ++i) {
+        const float sum = xv[i] + yv[i];
+        EXPECT_EQ(tv[i], sum) << "element " << i;
+        EXPECT_EQ(rv[i], sum > 0.f ? sum : 0.f) << "element " << i;
+    }
+
+    for (auto *t_ : {tx, ty, tr, tt}) OK(fusebox_tensor_destroy(t_));
+    OK(fusebox_compiled_partition_destroy(cp));
+    for (auto *p : parts) OK(fusebox_partition_destroy(p));
+    for (fusebox_op_t o : {add, relu, end}) OK(fusebox_op_destroy(o));
+    OK(fusebox_graph_destroy(g));
+    OK(fusebox_stream_destroy(stream));
+    OK(fusebox_engine_destroy(engine));
+}
+
 TEST(capi, unsupported_partition_and_single_op) {
     fusebox_op_t relu;
     OK(fusebox_op_create(&relu, 3, fusebox_op_softmax, "softmax"));
