@@ -22,6 +22,21 @@ graph chain(bool end_on_intermediate) {
     return g;
 }
 
+// The partitions `get_partitions` gives for a graph of `ops`.
+std::vector<partition> fused(const std::vector<op> &ops) {
+    graph g(engine::kind::cpu);
+    for (const op &o : ops) g.add_op(o);
+    g.finalize();
+    return g.get_partitions();
+}
+
+// The op ids of each partition, in order.
+std::vector<std::vector<size_t>> ops_of(const std::vector<partition> &parts) {
+    std::vector<std::vector<size_t>> r;
+    for (const partition &p : parts) r.push_back(p.get_ops());
+    return r;
+}
+
 std::vector<size_t> ids(const std::vector<lt> &v) {
     std::vector<size_t> r;
     for (const auto &x : v) r.push_back(x.get_id());
@@ -134,14 +149,10 @@ TEST(partitioner, unknown_dims_give_a_second_output_only_where_shapes_provably_a
 TEST(partitioner, several_sinks_are_one_partition) {
     // t2 = t0 + t1 read by a ReLU and a Multiply whose outputs both leave
     // the graph: one pass writes both, the last op's first.
-    graph g(engine::kind::cpu);
-    g.add_op(op(0, op::kind::Add, {f32(0), f32(1)}, {f32(2)}));
-    g.add_op(op(1, op::kind::ReLU, {f32(2)}, {f32(3)}));
-    g.add_op(op(2, op::kind::Multiply, {f32(2), f32(4)}, {f32(5)}));
-    g.finalize();
-    auto parts = g.get_partitions();
-    ASSERT_EQ(parts.size(), 1u);
-    EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t>{0, 1, 2}));
+    const auto parts =
+        fused({op(0, op::kind::Add, {f32(0), f32(1)}, {f32(2)}), op(1, op::kind::ReLU, {f32(2)}, {f32(3)}),
+               op(2, op::kind::Multiply, {f32(2), f32(4)}, {f32(5)})});
+    ASSERT_EQ(ops_of(parts), (std::vector<std::vector<size_t>>{{0, 1, 2}}));
     EXPECT_EQ(ids(parts[0].get_input_ports()), (std::vector<size_t>{0, 1, 4}));
     EXPECT_EQ(ids(parts[0].get_output_ports()), (std::vector<size_t>{5, 3}));
 }
@@ -149,42 +160,26 @@ TEST(partitioner, several_sinks_are_one_partition) {
 TEST(partitioner, fusion_never_closes_a_cycle_through_the_framework) {
     // t2 = t0 + t1; t6 = Wildcard(t2); t7 = t2 + t6: the two Adds in one
     // partition would need t6 before they run and produce t2 for it.
-    graph g(engine::kind::cpu);
-    g.add_op(op(0, op::kind::Add, {f32(0), f32(1)}, {f32(2)}));
-    g.add_op(op(1, op::kind::Wildcard, {f32(2)}, {f32(6)}));
-    g.add_op(op(2, op::kind::Add, {f32(2), f32(6)}, {f32(7)}));
-    g.finalize();
-    auto parts = g.get_partitions();
-    ASSERT_EQ(parts.size(), 3u);
-    EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t>{0}));
-    EXPECT_EQ(parts[1].get_ops(), (std::vector<size_t>{1}));
-    EXPECT_EQ(parts[2].get_ops(), (std::vector<size_t>{2}));
+    const auto parts =
+        fused({op(0, op::kind::Add, {f32(0), f32(1)}, {f32(2)}), op(1, op::kind::Wildcard, {f32(2)}, {f32(6)}),
+               op(2, op::kind::Add, {f32(2), f32(6)}, {f32(7)})});
+    EXPECT_EQ(ops_of(parts), (std::vector<std::vector<size_t>>{{0}, {1}, {2}}));
 }
 
 TEST(partitioner, an_end_added_before_the_last_op_comes_after_its_partition) {
-    graph g(engine::kind::cpu);
-    g.add_op(op(0, op::kind::Add, {f32(0), f32(1)}, {f32(2)}));
-    g.add_op(op(1, op::kind::End, {f32(2)}, {}));
-    g.add_op(op(2, op::kind::ReLU, {f32(2)}, {f32(4)}));
-    g.finalize();
-    auto parts = g.get_partitions();
-    ASSERT_EQ(parts.size(), 2u);
-    EXPECT_EQ(parts[0].get_ops(), (std::vector<size_t>{0, 2}));
+    const auto parts = fused({op(0, op::kind::Add, {f32(0), f32(1)}, {f32(2)}), op(1, op::kind::End, {f32(2)}, {}),
+                              op(2, op::kind::ReLU, {f32(2)}, {f32(4)})});
+    ASSERT_EQ(ops_of(parts), (std::vector<std::vector<size_t>>{{0, 2}, {1}}));
     EXPECT_EQ(ids(parts[0].get_output_ports()), (std::vector<size_t>{4, 2}));
-    EXPECT_EQ(parts[1].get_ops(), (std::vector<size_t>{1}));
 }
 
 TEST(partitioner, a_framework_op_before_the_last_op_keeps_the_tensor_materialized) {
     // The Wildcard reads t2 and comes before the ReLU: with t2's Add in the
     // ReLU's partition it would run between the partition's ops.
-    graph g(engine::kind::cpu);
-    g.add_op(op(0, op::kind::Add, {f32(0), f32(1)}, {f32(2)}));
-    g.add_op(op(1, op::kind::Wildcard, {f32(2)}, {f32(3)}));
-    g.add_op(op(2, op::kind::ReLU, {f32(2)}, {f32(4)}));
-    g.finalize();
-    auto parts = g.get_partitions();
-    ASSERT_EQ(parts.size(), 3u);
-    for (size_t k = 0; k < 3; ++k) EXPECT_EQ(parts[k].get_ops(), std::vector<size_t>{k});
+    const auto parts =
+        fused({op(0, op::kind::Add, {f32(0), f32(1)}, {f32(2)}), op(1, op::kind::Wildcard, {f32(2)}, {f32(3)}),
+               op(2, op::kind::ReLU, {f32(2)}, {f32(4)})});
+    EXPECT_EQ(ops_of(parts), (std::vector<std::vector<size_t>>{{0}, {1}, {2}}));
 }
 
 TEST(partitioner, a_tensor_read_twice_is_not_fused_under_a_legacy_axis) {
