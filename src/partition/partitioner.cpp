@@ -19,12 +19,10 @@
 #include "partition/partitioner.hpp"
 
 #include <algorithm>
-#include <array>
 #include <functional>
 #include <map>
 #include <numeric>
 #include <queue>
-#include <set>
 
 #include "common/errors.hpp"
 #include "common/verbose.hpp"
@@ -98,18 +96,15 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
         while (region[i] != i) i = region[i] = region[region[i]];
         return i;
     };
-    // members[r]: the ops of the region whose last op is r; version[r]
-    // counts the merges that made it.
+    // members[r]: the ops of the region whose last op is r.
     std::vector<std::vector<size_t>> members(ops.size());
     for (size_t i = 0; i < ops.size(); ++i) members[i] = {i};
-    std::vector<uint32_t> version(ops.size(), 0);
     auto unite = [&](size_t a, size_t b) {
         a = find(a), b = find(b);
         const size_t lo = std::min(a, b), hi = std::max(a, b);
         region[lo] = hi;
         members[hi].insert(members[hi].end(), members[lo].begin(), members[lo].end());
         members[lo].clear();
-        ++version[hi];
     };
     auto readers = [&](const logical_tensor &lt) -> const std::vector<size_t> & {
         static const std::vector<size_t> none;
@@ -198,9 +193,6 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
                         }
             return true;
         };
-        // Merges found impossible, by the regions' versions: tried again
-        // only once either region has grown.
-        std::set<std::array<size_t, 4>> refused;
         for (bool changed = true; changed;) {
             changed = false;
             for (size_t i = ops.size(); i-- > 0;) {
@@ -215,16 +207,12 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
                         std::find(targets.begin(), targets.end(), find(u)) == targets.end())
                         targets.push_back(find(u));
                 for (size_t target : targets) {
-                    const std::array<size_t, 4> key{from, version[from], target, version[target]};
-                    if (refused.count(key)) continue;
                     bool ok = true;
                     for (const auto &[u, k] : reads[t.get_id()])
                         ok = ok && (find(u) != target || right_aligned(ops[u], k));
                     if (!ok || !aligned_union(from, target) || !one_shape_union(from, target) ||
-                        !keeps_order(from, target)) {
-                        refused.insert(key);
+                        !keeps_order(from, target))
                         continue;
-                    }
                     unite(from, target);
                     changed = true;
                     break;
