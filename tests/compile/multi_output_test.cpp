@@ -86,13 +86,16 @@ void expect_outputs_match(const std::vector<op> &ops, std::map<size_t, std::shar
     }
 }
 
-std::map<size_t, std::shared_ptr<buffer>> residual_inputs(const dims &shape, uint64_t seed) {
+// Buffers for `tensors`, by id, filled at random from `seed`.
+std::map<size_t, std::shared_ptr<buffer>> filled(const std::vector<lt> &tensors, uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::map<size_t, std::shared_ptr<buffer>> in;
-    for (size_t id : {0, 1}) in[id] = std::make_shared<buffer>(lt(id, dt::f32, shape));
-    in[4] = std::make_shared<buffer>(lt(4, dt::f32, dims{1, shape[1], 1, 1}));
-    for (auto &[id, b] : in) fill(*b, rng);
+    for (const lt &t : tensors) fill(*(in[t.get_id()] = std::make_shared<buffer>(t)), rng);
     return in;
+}
+
+std::map<size_t, std::shared_ptr<buffer>> residual_inputs(const dims &shape, uint64_t seed) {
+    return filled({lt(0, dt::f32, shape), lt(1, dt::f32, shape), lt(4, dt::f32, dims{1, shape[1], 1, 1})}, seed);
 }
 
 TEST(multi_output, residual_outputs_in_every_layout_match_the_reference) {
@@ -139,12 +142,8 @@ TEST(multi_output, a_broadcast_subexpression_computed_once_beside_a_second_outpu
         op(2, op::kind::ReLU, {lt(11, dt::f32, scores)}, {lt(12, dt::f32, scores)}),
         op(3, op::kind::End, {lt(11, dt::f32, scores)}, {}),
     };
-    std::mt19937_64 rng(9);
-    std::map<size_t, std::shared_ptr<buffer>> in;
-    in[0] = std::make_shared<buffer>(lt(0, dt::f32, scores));
-    for (size_t id : {1, 2}) in[id] = std::make_shared<buffer>(lt(id, dt::f32, mask));
-    for (auto &[id, b] : in) fill(*b, rng);
-    expect_outputs_match(ops, in, {}, 0, 2);
+    expect_outputs_match(ops, filled({lt(0, dt::f32, scores), lt(1, dt::f32, mask), lt(2, dt::f32, mask)}, 9), {}, 0,
+                         2);
 }
 
 TEST(multi_output, several_sinks_of_mixed_types) {
@@ -156,9 +155,7 @@ TEST(multi_output, several_sinks_of_mixed_types) {
         op(1, op::kind::Equal, {lt(2, dt::s32, shape), lt(1, dt::s32, shape)}, {lt(3, dt::boolean, shape)}),
         op(2, op::kind::Multiply, {lt(2, dt::s32, shape), lt(2, dt::s32, shape)}, {lt(4, dt::s32, shape)}),
     };
-    std::mt19937_64 rng(10);
-    std::map<size_t, std::shared_ptr<buffer>> in;
-    for (size_t id : {0, 1}) in[id] = std::make_shared<buffer>(lt(id, dt::s32, shape)), fill(*in[id], rng);
+    const auto in = filled({lt(0, dt::s32, shape), lt(1, dt::s32, shape)}, 10);
     expect_outputs_match(ops, in, {}, 0, 2);
     expect_outputs_match(ops, in, {}, 1, 2);
 }
@@ -170,9 +167,7 @@ TEST(multi_output, in_place_main_output_beside_a_second_output) {
         op(1, op::kind::Multiply, {lt(2, dt::f32, shape), lt(0, dt::f32, shape)}, {lt(3, dt::f32, shape)}),
         op(2, op::kind::End, {lt(2, dt::f32, shape)}, {}),
     };
-    std::mt19937_64 rng(11);
-    std::map<size_t, std::shared_ptr<buffer>> in;
-    for (size_t id : {0, 1}) in[id] = std::make_shared<buffer>(lt(id, dt::f32, shape)), fill(*in[id], rng);
+    auto in = filled({lt(0, dt::f32, shape), lt(1, dt::f32, shape)}, 11);
     auto ref = in;
     reference_graph(ops, ref);
     graph g = build(ops);
@@ -205,9 +200,7 @@ TEST(multi_output, symbolic_dims_compile_for_the_shapes_given) {
     ASSERT_EQ(parts[0].get_output_ports().size(), 2u);
     for (int64_t batch : {1, 5}) {
         const dims shape{batch, 3, 64};
-        std::mt19937_64 rng(13);
-        std::map<size_t, std::shared_ptr<buffer>> in;
-        for (size_t id : {0, 1}) in[id] = std::make_shared<buffer>(lt(id, dt::f32, shape)), fill(*in[id], rng);
+        auto in = filled({lt(0, dt::f32, shape), lt(1, dt::f32, shape)}, 13);
         std::vector<op> concrete = {
             op(0, op::kind::Add, {in[0]->lt, in[1]->lt}, {lt(2, dt::f32, shape)}),
             op(1, op::kind::ReLU, {lt(2, dt::f32, shape)}, {lt(3, dt::f32, shape)}),
