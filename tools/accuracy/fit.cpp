@@ -5,7 +5,11 @@
 // relative error of their Horner evaluation in that type (with FMA) measured
 // on 400,001 points.
 //
-//   fusebox-fit FUNCTION A B DEGREE [f32|f64]
+//   fusebox-fit FUNCTION A B DEGREE [f32|f64] [CENTRE SCALE]
+//
+// CENTRE SCALE: for a centred function, the powers are of (v - CENTRE) *
+// SCALE instead (a piece whose variable the kernel computes with another
+// piece's formula).
 //
 // FUNCTION: tanh_p    (tanh x - x) / x^3 in x^2
 //           erf_p     erf(x) / x - 1 in x^2 (absolute error)
@@ -14,6 +18,9 @@
 //           erfc_q    erfc(a) e^(a^2) / t in centred t, t = 2 / (2 + a)
 //           erf_x1    erf(x) / x - 1 in centred x (absolute error)
 //           erfc_x    erfc(x) in centred x (absolute error)
+//           tanh_x1   tanh(x) / x - 1 in centred x (absolute error)
+//           tanhc_x   1 - tanh(x) in centred x (absolute error)
+//           sigmoidc_x  1 / (1 + e^x) in centred x
 //           expm1_r   (e^r - 1) / r in r
 //           log1p_f   log(1 + f) / f in f
 //           softplus_q  (log(1 + e^y) - ln 2 - y/2) / y^2 in y^2
@@ -56,6 +63,9 @@ const function kFunctions[] = {
      true, false},
     {"erf_x1", [](ld x) { return x == 0 ? 2 / sqrtl(M_PIl) - 1 : erfl(x) / x - 1; }, true, true},
     {"erfc_x", [](ld x) { return erfcl(x); }, true, true},
+    {"tanh_x1", [](ld x) { return x == 0 ? 0.0L : tanhl(x) / x - 1; }, true, true},
+    {"tanhc_x", [](ld x) { return 2 / (expl(2 * x) + 1); }, true, true},
+    {"sigmoidc_x", [](ld x) { return 1 / (expl(x) + 1); }, true, false},
     {"expm1_r", [](ld v) { return v == 0 ? 1.0L : expm1l(v) / v; }, false, false},
     {"log1p_f", [](ld v) { return v == 0 ? 1.0L : log1pl(v) / v; }, false, false},
     {"softplus_q",
@@ -66,7 +76,7 @@ const function kFunctions[] = {
      false, false},
 };
 
-template <typename T> int fit(const function &fn, ld a, ld b, int n) {
+template <typename T> int fit(const function &fn, ld a, ld b, int n, ld centre, ld scale) {
     const ld c = (a + b) / 2, h = (b - a) / 2;
     // Chebyshev coefficients from the values at the n + 1 Chebyshev nodes.
     std::vector<ld> cheb(n + 1, 0);
@@ -86,22 +96,24 @@ template <typename T> int fit(const function &fn, ld a, ld b, int n) {
     std::vector<ld> m(n + 1, 0);
     for (int j = 0; j <= n; ++j)
         for (int i = 0; i <= n; ++i) m[i] += cheb[j] * t[j][i];
-    if (!fn.centred) { // powers of v: expand ((v - c) / h)^i
-        std::vector<ld> mv(n + 1, 0);
-        for (int i = 0; i <= n; ++i) {
-            ld binom = 1;
-            for (int j = 0; j <= i; ++j) {
-                mv[j] += m[i] * binom * powl(-c, i - j) / powl(h, i);
-                binom = binom * (i - j) / (j + 1);
-            }
+    // Powers of u = (v - centre) * scale (of v when not centred): (v - c) / h
+    // = alpha + beta u, each power expanded.
+    if (!fn.centred) centre = 0, scale = 1;
+    const ld alpha = (centre - c) / h, beta = 1 / (scale * h);
+    std::vector<ld> mu(n + 1, 0);
+    for (int i = 0; i <= n; ++i) {
+        ld binom = 1;
+        for (int j = 0; j <= i; ++j) {
+            mu[j] += m[i] * binom * powl(alpha, i - j) * powl(beta, j);
+            binom = binom * (i - j) / (j + 1);
         }
-        m = mv;
     }
+    m = mu;
     std::vector<T> coef(m.begin(), m.end());
     ld worst = 0, at = 0;
     for (int k = 0; k <= 400000; ++k) {
         const T v = static_cast<T>(a + (b - a) * k / 400000.0L);
-        const T s = fn.centred ? (v - static_cast<T>(c)) * static_cast<T>(1 / h) : v;
+        const T s = fn.centred ? (v - static_cast<T>(centre)) * static_cast<T>(scale) : v;
         T p = coef[n];
         for (int i = n - 1; i >= 0; --i) p = std::fma(p, s, coef[i]);
         const ld exact = fn.f(v);
@@ -110,7 +122,7 @@ template <typename T> int fit(const function &fn, ld a, ld b, int n) {
     }
     std::printf("%s on [%Lg, %Lg], degree %d: %s error %.3Lg (2^%.1f) at %Lg\n", fn.name, a, b, n,
                 fn.absolute ? "absolute" : "relative", worst, static_cast<double>(log2l(worst)), at);
-    if (fn.centred) std::printf("centre %.9Lg, scale %.9Lg\n", c, 1 / h);
+    if (fn.centred) std::printf("centre %.9Lg, scale %.9Lg\n", centre, scale);
     for (int i = 0; i <= n; ++i)
         std::printf("%.*g%s", sizeof(T) == 4 ? 9 : 17, static_cast<double>(coef[i]), i < n ? ", " : "\n");
     return 0;
@@ -120,7 +132,7 @@ template <typename T> int fit(const function &fn, ld a, ld b, int n) {
 
 int main(int argc, char **argv) {
     if (argc < 5) {
-        std::fprintf(stderr, "usage: fusebox-fit FUNCTION A B DEGREE [f32|f64]\n");
+        std::fprintf(stderr, "usage: fusebox-fit FUNCTION A B DEGREE [f32|f64] [CENTRE SCALE]\n");
         return 2;
     }
     for (const function &fn : kFunctions)
@@ -129,7 +141,11 @@ int main(int argc, char **argv) {
             const int n = std::atoi(argv[4]);
             if (!(a < b) || n < 1 || n > 30)
                 return std::fprintf(stderr, "fusebox-fit: need A < B and 1 <= DEGREE <= 30\n"), 2;
-            return argc > 5 && std::strcmp(argv[5], "f64") == 0 ? fit<double>(fn, a, b, n) : fit<float>(fn, a, b, n);
+            const ld centre = argc > 7 ? strtold(argv[6], nullptr) : (a + b) / 2,
+                     scale = argc > 7 ? strtold(argv[7], nullptr) : 2 / (b - a);
+            if (!(scale > 0)) return std::fprintf(stderr, "fusebox-fit: need SCALE > 0\n"), 2;
+            return argc > 5 && std::strcmp(argv[5], "f64") == 0 ? fit<double>(fn, a, b, n, centre, scale)
+                                                                : fit<float>(fn, a, b, n, centre, scale);
         }
     std::fprintf(stderr, "fusebox-fit: unknown function %s\n", argv[1]);
     return 2;

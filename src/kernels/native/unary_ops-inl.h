@@ -500,13 +500,65 @@ struct log32_fn {
         return hn::IfThenElse(hn::Lt(x, zero), hn::Set(df, NAN), r);
     }
 };
-// |x| < 1: x + x^3 P(x^2); above, 1 - 2 / (e^2|x| + 1) (below 0.24 there,
-// so its rounding costs little); the sign of x.
+#if HWY_TARGET <= HWY_AVX3
+// tanh on 16 pieces of |x|, one per lane of a 512-bit table: piece k of
+// [k/2 - 1/4, k/2 + 1/4] (the first from 0, the last [7.25, 9.1]) a
+// degree-6 polynomial h_k in s = 2|x| - k (fusebox-fit tanh_x1 and tanhc_x
+// with CENTRE k/2, SCALE 2): below 0.75, h = tanh(x) / x - 1 and tanh x = x
+// + x h (one rounding); from 0.75 on, h = 1 - tanh|x| <= 0.37 and tanh x = 1
+// - h with the sign of x (h's absolute error at most 2^-24.9, half an ulp of
+// the result). From 9.1 on, h < 2^-25 rounds 1 - h to 1. Coefficient j of
+// piece k at kTanhPieces[j][k].
+alignas(64) constexpr float kTanhPieces[7][16] = {
+    {1.30317049e-10f, -0.0757656842f, 0.238405839f, 0.0948517472f, 0.0359724201f, 0.0133857019f, 0.0049452465f,
+     0.00182210235f, 0.000670700276f, 0.000246789161f, 9.07957365e-05f, 3.34028446e-05f, 1.22883494e-05f,
+     4.52064842e-06f, 1.66305608e-06f, 6.11779399e-07f},
+    {-2.54751082e-08f, -0.137786388f, -0.209987208f, -0.0903532654f, -0.0353254043f, -0.0132961143f, -0.00493301963f,
+     -0.00182044297f, -0.000670475536f, -0.000246758776f, -9.07916474e-05f, -3.34022989e-05f, -1.22882775e-05f,
+     -4.52063978e-06f, -1.66305529e-06f, -6.12022916e-07f},
+    {-0.0833325312f, -0.0439289995f, 0.0799625441f, 0.0408915691f, 0.0170273334f, 0.00655906741f, 0.00245431182f,
+     0.000908562739f, 0.000335012854f, 0.000123348917f, 4.53916909e-05f, 1.67005874e-05f, 6.1440619e-06f,
+     2.2603092e-06f, 8.31526052e-07f, 3.06410016e-07f},
+    {-9.38516587e-06f, 0.0203723107f, -0.0129493764f, -0.0109787108f, -0.00526391296f, -0.00212759292f,
+     -0.000809965015f, -0.000301732478f, -0.00011151412f, -4.10933535e-05f, -1.51268296e-05f, -5.56612622e-06f,
+     -2.04783623e-06f, -7.5338022e-07f, -2.77156261e-07f, -1.01329817e-07f},
+    {0.00838425383f, 0.000208665791f, -0.0017334728f, 0.00156049617f, 0.00111828849f, 0.000502992363f, 0.000198469716f,
+     7.48846505e-05f, 2.78045918e-05f, 1.02635304e-05f, 3.78045775e-06f, 1.39139115e-06f, 5.11950645e-07f,
+     1.88347812e-07f, 6.92908699e-08f, 2.35351063e-08f},
+    {-0.000134623071f, -0.00185756083f, 0.00143792166f, 9.66152875e-05f, -0.000147133542f, -8.95532576e-05f,
+     -3.83958431e-05f, -1.48981062e-05f, -5.58714146e-06f, -2.06988989e-06f, -7.63436276e-07f, -2.81118844e-07f,
+     -1.034539e-07f, -3.8063444e-08f, -1.4003418e-08f, -3.50622642e-09f},
+    {-0.000693847891f, 0.000310793606f, -0.000283936359f, -0.000112537193f, 1.74551326e-06f, 1.11749569e-05f,
+     5.84508189e-06f, 2.40198983e-06f, 9.18587602e-07f, 3.42703231e-07f, 1.26721744e-07f, 4.67061732e-08f,
+     1.71941341e-08f, 6.32697894e-09f, 2.3277833e-09f, 2.44994719e-10f},
+};
+#endif
+// AVX-512: the pieces above, each lane's coefficients picked by one permute
+// each. Elsewhere |x| < 1: x + x^3 P(x^2); above, 1 - 2 / (e^2|x| + 1)
+// (below 0.24 there, so its rounding costs little); the sign of x.
 struct tanh32_fn {
     static constexpr ew_fn fn = ew_fn::tanh;
     static constexpr bool kF32 = true;
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
         const auto one = hn::Set(df, 1.0f);
+#if HWY_TARGET <= HWY_AVX3
+        if constexpr (hn::MaxLanes(DF()) == 16) {
+            const auto ax = hn::Abs(x), shifter = hn::Set(df, 0x1.8p23f);
+            // k = round(2 |x|) up to 15, in t's low bits (ties to even: a
+            // boundary belongs to either piece); NaN lanes take any piece and
+            // stay NaN through x + x h below.
+            const auto t = hn::MulAdd(hn::Min(ax, hn::Set(df, 7.5f)), hn::Set(df, 2.0f), shifter);
+            const auto s = hn::MulSub(hn::Min(ax, hn::Set(df, 9.1f)), hn::Set(df, 2.0f), hn::Sub(t, shifter));
+            const __m512i piece = _mm512_castps_si512(t.raw); // (permutes read the low 4 bits)
+            const auto coef = [&](int j) {
+                return hn::Vec<DF>{_mm512_permutexvar_ps(piece, hn::Load(df, kTanhPieces[j]).raw)};
+            };
+            auto h = coef(6);
+            for (int j = 5; j >= 0; --j) h = hn::MulAdd(h, s, coef(j));
+            const auto far = hn::CopySign(hn::Sub(one, h), x);
+            return hn::IfThenElse(hn::Ge(ax, hn::Set(df, 0.75f)), far, hn::MulAdd(x, h, x));
+        }
+#endif
         const auto a = hn::Min(hn::Abs(x), hn::Set(df, 9.1f)), a2 = hn::Mul(a, a); // (tanh 9.1 is 1 in f32)
         const auto near = hn::MulAdd(a, hn::Mul(a2, horner(df, a2, kTanhP)), a);
         // (2a <= 18.2: exp_range::near holds.)
