@@ -101,6 +101,7 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
     for (size_t i = 0; i < ops.size(); ++i) members[i] = {i};
     auto unite = [&](size_t a, size_t b) {
         a = find(a), b = find(b);
+        if (a == b) return; // (an op reading one tensor twice: x + x)
         const size_t lo = std::min(a, b), hi = std::max(a, b);
         region[lo] = hi;
         members[hi].insert(members[hi].end(), members[lo].begin(), members[lo].end());

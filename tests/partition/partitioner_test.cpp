@@ -182,6 +182,18 @@ TEST(partitioner, a_framework_op_before_the_last_op_keeps_the_tensor_materialize
     EXPECT_EQ(ops_of(parts), (std::vector<std::vector<size_t>>{{0}, {1}, {2}}));
 }
 
+TEST(partitioner, an_op_reading_one_tensor_twice_keeps_its_partition_whole) {
+    // t3 = (t0 + t1) + (t0 + t1) is one partition whose output t3 the
+    // Wildcard also reads; t5 = t3 * t2 and t7 = t5 + Wildcard(t3) are
+    // another. Joining the two would need the Wildcard's t6 before t3 exists.
+    const auto parts = fused({op(0, op::kind::Add, {f32(0), f32(1)}, {f32(4)}),
+                              op(1, op::kind::Add, {f32(4), f32(4)}, {f32(3)}),
+                              op(2, op::kind::Multiply, {f32(3), f32(2)}, {f32(5)}),
+                              op(3, op::kind::Wildcard, {f32(3)}, {f32(6)}),
+                              op(4, op::kind::Add, {f32(5), f32(6)}, {f32(7)})});
+    EXPECT_EQ(ops_of(parts), (std::vector<std::vector<size_t>>{{0, 1}, {3}, {2, 4}}));
+}
+
 TEST(partitioner, a_tensor_read_twice_is_not_fused_under_a_legacy_axis) {
     // Add-6 with broadcast=1, axis=0 places its second input by attribute: t2
     // would line up differently for its two readers, so it is materialized.
