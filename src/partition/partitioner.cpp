@@ -122,20 +122,17 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
                 if (std::all_of(users.begin(), users.end(), [&](size_t u) { return u == j; })) unite(prod->second, j);
             }
         }
-        // Whether every read of a tensor produced inside regions a and b
-        // together is right-aligned (a region may read a tensor twice only so).
-        auto aligned_union = [&](size_t a, size_t b) {
-            for (size_t r0 : {a, b})
-                for (size_t i : members[r0]) {
-                    const auto &in = ops[i].get_inputs();
-                    for (size_t k = 0; k < in.size(); ++k)
-                        if (auto prod = producer.find(in[k].get_id()); prod != producer.end()) {
-                            const size_t r = find(prod->second);
-                            if ((r == a || r == b) && !right_aligned(ops[i], k)) return false;
-                        }
-                }
-            return true;
-        };
+        // misaligned[r]: region r reads a tensor produced inside it other
+        // than right-aligned (rule 1 fuses such reads; such a region takes no
+        // more producers by the rules below).
+        std::vector<char> misaligned(ops.size(), 0);
+        for (size_t i = 0; i < ops.size(); ++i) {
+            const auto &in = ops[i].get_inputs();
+            for (size_t k = 0; k < in.size(); ++k)
+                if (auto prod = producer.find(in[k].get_id());
+                    prod != producer.end() && find(prod->second) == find(i) && !right_aligned(ops[i], k))
+                    misaligned[find(i)] = 1;
+        }
         // Whether tensor y has the shape of tensor x whatever dims are left
         // unknown at partition time (a symbolic batch): both known and equal,
         // or y made from x by ops fusebox runs whose other inputs are single
@@ -160,38 +157,43 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
                 }
                 return false;
             };
-        // Whether regions a and b together would produce their outputs in one
-        // pass: every tensor of theirs besides the last op's that is read
-        // outside them or by nothing has the last op's output shape.
-        auto one_shape_union = [&](size_t a, size_t b) {
-            const logical_tensor &root = ops[std::max(a, b)].get_outputs()[0];
-            for (size_t r0 : {a, b})
-                for (size_t i : members[r0]) {
-                    if (i == std::max(a, b)) continue;
-                    for (const auto &lt : ops[i].get_outputs()) {
-                        const auto &users = readers(lt);
-                        const bool leaves = users.empty() || std::any_of(users.begin(), users.end(), [&](size_t u) {
-                                                return find(u) != a && find(u) != b;
-                                            });
-                        if (leaves && !same_shape(lt, root, 8)) return false;
+        // Whether regions a and b can be one partition. Every region already
+        // holds what is checked here (a single op trivially; a union because
+        // it was checked), and a region's last op only moves later, so only
+        // the ops of the region that stops being last (`early`) are walked,
+        // against the other (`late`, whose last op is the union's):
+        // - every read between them is right-aligned (and neither region
+        //   reads its own tensors otherwise);
+        // - the tensors of `early` read outside the union or by nothing have
+        //   the shape of the union's output (one pass produces them all);
+        // - every partition reading a tensor of `early` (End aside) comes
+        //   after the union's last op. Partitions then run in the order of
+        //   their last ops, End ones once their input is there: no path can
+        //   leave a partition and come back into it, through the framework
+        //   or through another partition.
+        // Walking only `early` keeps a chain growing one op at a time linear.
+        auto can_unite = [&](size_t a, size_t b) {
+            const size_t early = std::min(a, b), late = std::max(a, b);
+            if (misaligned[early] || misaligned[late]) return false;
+            const logical_tensor &root = ops[late].get_outputs()[0];
+            for (size_t i : members[early]) {
+                const auto &in = ops[i].get_inputs();
+                for (size_t k = 0; k < in.size(); ++k)
+                    if (auto prod = producer.find(in[k].get_id());
+                        prod != producer.end() && find(prod->second) == late && !right_aligned(ops[i], k))
+                        return false;
+                for (const auto &lt : ops[i].get_outputs()) {
+                    bool leaves = readers(lt).empty();
+                    for (const auto &[u, k] : reads[lt.get_id()]) {
+                        const size_t ru = find(u);
+                        if (ru == late && !right_aligned(ops[u], k)) return false;
+                        if (ru == early || ru == late) continue;
+                        leaves = true;
+                        if (ru < late && !ops[u].get_outputs().empty()) return false;
                     }
+                    if (leaves && !same_shape(lt, root, 8)) return false;
                 }
-            return true;
-        };
-        // Whether regions a and b together keep every partition that reads
-        // a tensor of theirs (End aside) after their last op. Partitions then
-        // run in the order of their last ops, End ones once their input is
-        // there: no path can leave a partition and come back into it, through
-        // the framework or through another partition.
-        auto keeps_order = [&](size_t a, size_t b) {
-            const size_t last = std::max(a, b);
-            for (size_t r0 : {a, b})
-                for (size_t i : members[r0])
-                    for (const auto &lt : ops[i].get_outputs())
-                        for (size_t c : readers(lt)) {
-                            const size_t rc = find(c);
-                            if (rc != a && rc != b && rc < last && !ops[c].get_outputs().empty()) return false;
-                        }
+            }
             return true;
         };
         for (bool changed = true; changed;) {
@@ -208,12 +210,7 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
                         std::find(targets.begin(), targets.end(), find(u)) == targets.end())
                         targets.push_back(find(u));
                 for (size_t target : targets) {
-                    bool ok = true;
-                    for (const auto &[u, k] : reads[t.get_id()])
-                        ok = ok && (find(u) != target || right_aligned(ops[u], k));
-                    if (!ok || !aligned_union(from, target) || !one_shape_union(from, target) ||
-                        !keeps_order(from, target))
-                        continue;
+                    if (!can_unite(from, target)) continue;
                     unite(from, target);
                     changed = true;
                     break;
