@@ -100,6 +100,7 @@ struct guarded {
 void run(FuzzedDataProvider &in) {
     std::map<size_t, lt> declared; // graph inputs as the fuzzer declares them
     std::vector<op> ops;
+    std::map<size_t, size_t> producer; // tensor id -> the op id producing it
     size_t next_tensor = 0;
     for (int i = in.ConsumeIntegralInRange<int>(1, 4); i-- > 0;)
         declared.emplace(next_tensor, make_tensor(in, next_tensor)), ++next_tensor;
@@ -167,6 +168,7 @@ void run(FuzzedDataProvider &in) {
             const size_t id = next_tensor++;
             outs.push_back(in.ConsumeBool() ? lt(id, dt::undef, lt::layout_type::any) : make_tensor(in, id));
             available.push_back(id);
+            producer[id] = 100 + ops.size();
         }
         op o(100 + ops.size(), kind, ins, outs, "op");
         for (int a = in.ConsumeIntegralInRange<int>(0, 2); a-- > 0;) {
@@ -226,7 +228,22 @@ void run(FuzzedDataProvider &in) {
     }
     ++reach.finalized;
     const auto policy = in.ConsumeBool() ? partition::policy::fusion : partition::policy::debug;
-    const std::vector<partition> parts = g.get_partitions(policy);
+    std::vector<partition> parts;
+    try {
+        parts = g.get_partitions(policy);
+    } catch (const error &e) {
+        finding(std::string("get_partitions of a finalized graph: ") + e.what());
+    }
+    // Every op in one partition, each partition after those producing its inputs.
+    std::map<size_t, size_t> part_of; // op id -> partition index
+    for (size_t k = 0; k < parts.size(); ++k)
+        for (size_t o : parts[k].get_ops())
+            if (!part_of.emplace(o, k).second) finding("an op in two partitions");
+    if (part_of.size() != ops.size()) finding("an op in no partition");
+    for (size_t k = 0; k < parts.size(); ++k)
+        for (const lt &port : parts[k].get_input_ports())
+            if (auto pr = producer.find(port.get_id()); pr != producer.end() && part_of.at(pr->second) >= k)
+                finding("a partition reads a tensor its own ops or a later partition produce");
     const engine eng(engine::kind::cpu);
     stream s(eng);
     std::map<size_t, std::shared_ptr<guarded>> values; // every tensor computed so far
@@ -253,7 +270,7 @@ void run(FuzzedDataProvider &in) {
                     finding(std::string("unsupported compile: ") + e.what());
             }
             if (p.get_output_ports().empty()) continue; // an End: nothing to run, the next partition
-            return; // the framework would run it; this target stops here
+            return;                                     // the framework would run it; this target stops here
         }
         // The kernel: the automatic choice (native at these sizes) or forced,
         // so that oneDNN's lowering meets the same shapes and strides.

@@ -1,6 +1,9 @@
 // Partition counts, ops and ports for the two policies.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+
 #include "test_util.hpp"
 
 namespace {
@@ -186,11 +189,10 @@ TEST(partitioner, an_op_reading_one_tensor_twice_keeps_its_partition_whole) {
     // t3 = (t0 + t1) + (t0 + t1) is one partition whose output t3 the
     // Wildcard also reads; t5 = t3 * t2 and t7 = t5 + Wildcard(t3) are
     // another. Joining the two would need the Wildcard's t6 before t3 exists.
-    const auto parts = fused({op(0, op::kind::Add, {f32(0), f32(1)}, {f32(4)}),
-                              op(1, op::kind::Add, {f32(4), f32(4)}, {f32(3)}),
-                              op(2, op::kind::Multiply, {f32(3), f32(2)}, {f32(5)}),
-                              op(3, op::kind::Wildcard, {f32(3)}, {f32(6)}),
-                              op(4, op::kind::Add, {f32(5), f32(6)}, {f32(7)})});
+    const auto parts =
+        fused({op(0, op::kind::Add, {f32(0), f32(1)}, {f32(4)}), op(1, op::kind::Add, {f32(4), f32(4)}, {f32(3)}),
+               op(2, op::kind::Multiply, {f32(3), f32(2)}, {f32(5)}), op(3, op::kind::Wildcard, {f32(3)}, {f32(6)}),
+               op(4, op::kind::Add, {f32(5), f32(6)}, {f32(7)})});
     EXPECT_EQ(ops_of(parts), (std::vector<std::vector<size_t>>{{0, 1}, {3}, {2, 4}}));
 }
 
@@ -245,3 +247,87 @@ TEST(partitioner, ops_added_out_of_order_come_back_in_execution_order) {
 }
 
 } // namespace
+
+// Random graphs of Adds, Multiplies, ReLUs, BiasAdds (an intermediate bias is
+// read by attribute, not right-aligned), Adds without broadcasting, framework
+// ops and Ends over a few shapes, symbolic batch dims in a quarter of them:
+// every op lands in one partition, the partitions come in an order the
+// framework can run (each after those producing its inputs, none reading its
+// own), and a partition's outputs all have the shape of its first.
+TEST(partitioner, random_graphs_partition_into_a_schedule) {
+    using dims = std::vector<int64_t>;
+    auto broadcast = [](dims a, dims b) {
+        while (a.size() < b.size()) a.insert(a.begin(), 1);
+        while (b.size() < a.size()) b.insert(b.begin(), 1);
+        for (size_t i = 0; i < a.size(); ++i) a[i] = a[i] == 1 ? b[i] : a[i];
+        return a;
+    };
+    size_t fused_parts = 0, several_outputs = 0;
+    for (uint32_t seed = 1; seed <= 1500; ++seed) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        std::mt19937 rng(seed);
+        auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+        const dims full{pick(4) == 0 ? -1 : 2, 4, 8};
+        std::vector<dims> shape{full, full, full, {1, 1, 8}, {8}, {4, 1}}; // per tensor id
+        std::map<size_t, size_t> producer;                                 // tensor id -> op id
+        std::vector<op> ops;
+        auto tensor = [&](size_t id) { return lt(id, dt::f32, shape[id]); };
+        auto from = [&] { return shape.size() - 1 - pick(std::min<size_t>(shape.size(), 7)); };
+        auto result = [&](dims d) {
+            producer[shape.size()] = ops.size();
+            shape.push_back(std::move(d));
+            return lt(shape.size() - 1, dt::f32, -1, lt::layout_type::undef);
+        };
+        for (size_t n = 3 + pick(18); ops.size() < n;) {
+            const size_t r = pick(12), a = from(), b = from();
+            if (r < 5) {
+                const dims d = broadcast(shape[a], shape[b]);
+                ops.emplace_back(ops.size(), r < 3 ? op::kind::Add : op::kind::Multiply,
+                                 std::vector<lt>{tensor(a), tensor(b)}, std::vector<lt>{result(d)});
+            } else if (r < 7) {
+                ops.emplace_back(ops.size(), op::kind::ReLU, std::vector<lt>{tensor(a)},
+                                 std::vector<lt>{result(shape[a])});
+            } else if (r < 8) {
+                producer[shape.size()] = ops.size();
+                shape.push_back(full);
+                ops.emplace_back(ops.size(), op::kind::Wildcard, std::vector<lt>{tensor(a)},
+                                 std::vector<lt>{tensor(shape.size() - 1)});
+            } else if (r < 10) {
+                ops.emplace_back(ops.size(), op::kind::End, std::vector<lt>{tensor(a)}, std::vector<lt>{});
+            } else if (r < 11 && shape[a] == shape[b]) {
+                op x(ops.size(), op::kind::Add, {tensor(a), tensor(b)}, {result(shape[a])});
+                ops.push_back(x.set_attr(op::attr::auto_broadcast, std::string("none")));
+            } else if (r == 11 && shape[a] == full) {
+                size_t bias = 4;
+                for (size_t t = 0; t < shape.size(); ++t)
+                    if (shape[t] == dims{8} && pick(2)) bias = t;
+                op x(ops.size(), op::kind::BiasAdd, {tensor(a), tensor(bias)}, {result(full)});
+                ops.push_back(x.set_attr(op::attr::data_format, std::string("NXC")));
+            }
+        }
+        graph g(engine::kind::cpu);
+        for (const op &o : ops) g.add_op(o);
+        g.finalize();
+        std::vector<partition> parts;
+        ASSERT_NO_THROW(parts = g.get_partitions());
+        std::map<size_t, size_t> part_of; // op id -> partition index
+        for (size_t k = 0; k < parts.size(); ++k)
+            for (size_t o : parts[k].get_ops()) ASSERT_TRUE(part_of.emplace(o, k).second) << "op " << o << " twice";
+        ASSERT_EQ(part_of.size(), ops.size());
+        for (size_t k = 0; k < parts.size(); ++k) {
+            for (const lt &in : parts[k].get_input_ports()) {
+                auto p = producer.find(in.get_id());
+                if (p != producer.end()) {
+                    EXPECT_LT(part_of.at(p->second), k) << "partition " << k << " reads tensor " << in.get_id();
+                }
+            }
+            const auto outs = parts[k].get_output_ports();
+            for (const lt &out : outs) EXPECT_EQ(shape[out.get_id()], shape[outs[0].get_id()]);
+            fused_parts += parts[k].get_ops_num() > 1;
+            several_outputs += outs.size() > 1;
+        }
+    }
+    // (The graphs do fuse, also with several outputs: not a vacuous check.)
+    EXPECT_GT(fused_parts, 1000u);
+    EXPECT_GT(several_outputs, 100u);
+}
