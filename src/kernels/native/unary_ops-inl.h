@@ -666,14 +666,61 @@ alignas(64) constexpr float kErfPieces[7][16] = {
      6.65228228e-08f, 5.00785324e-09f},
 };
 #endif
-// With a permute (AVX2, AVX-512): the piece of each lane's |x| (above); +-1
-// from |x| = 3.92 on (erfc there is below half an ulp of 1). Without (SSE4):
+#if HWY_TARGET <= HWY_AVX3
+// AVX-512, 16 lanes: pieces of a quarter, piece k of [k/4 - 1/8, k/4 + 1/8]
+// (the first from 0, the last [3.625, 3.95]), degree-5 polynomials h_k in
+// s = 4|x| - k (fusebox-fit erf_x1 and erfc_x with CENTRE k/4, SCALE 4):
+// below 0.875 h = erf(x) / x - 1, above h = erfc|x| (absolute error at most
+// 2^-26.4); from 3.95 on, h < 2^-25 rounds 1 - h to 1.
+alignas(64) constexpr float kErfPieces16[6][16] = {
+    {0.128379166f, 0.10530556f, 0.0409997553f, -0.0517924875f, 0.157299206f, 0.0770998672f, 0.0338948518f,
+     0.0133283278f, 0.0046777348f, 0.00146271696f, 0.000406952342f, 0.000100622121f, 2.20905858e-05f, 4.30281125e-06f,
+     7.43107762e-07f, 1.13728873e-07f},
+    {-7.08445702e-09f, -0.0452914312f, -0.081108585f, -0.101758815f, -0.103776872f, -0.0591302812f, -0.0297325719f,
+     -0.0131937489f, -0.00516674621f, -0.00178557972f, -0.000544571085f, -0.000146569335f, -3.48132744e-05f,
+     -7.29726162e-06f, -1.34985839e-06f, -2.20270763e-07f},
+    {-0.0235077348f, -0.0209592953f, -0.0143696172f, -0.00626371196f, 0.0259442572f, 0.0184783936f, 0.0111498805f,
+     0.00577234244f, 0.00258337753f, 0.00100436388f, 0.000340332947f, 0.000100752157f, 2.61035857e-05f, 5.92674314e-06f,
+     1.18045068e-06f, 2.06477381e-07f},
+    {-1.41337046e-06f, 0.00163625844f, 0.00260779308f, 0.00264595123f, -0.00216198573f, -0.00261773891f,
+     -0.00216801022f, -0.00140872051f, -0.000753491069f, -0.000339447608f, -0.000130468994f, -4.31296903e-05f,
+     -1.23288582e-05f, -3.05916069e-06f, -6.60741705e-07f, -1.25746965e-07f},
+    {0.000446237245f, 0.000346118788f, 0.000126405619f, -9.58282908e-05f, -0.000270666904f, 2.21191312e-05f,
+     0.000172448737f, 0.000187077501f, 0.000134506088f, 7.48087623e-05f, 3.39369399e-05f, 1.28788815e-05f,
+     4.14746546e-06f, 1.14366969e-06f, 2.71695654e-07f, 5.55125084e-08f},
+    {-9.75434796e-06f, -3.48869398e-05f, -4.86540157e-05f, -3.68232322e-05f, 6.72169626e-05f, 4.59918883e-05f,
+     1.46257307e-05f, -6.33078889e-06f, -1.27049589e-05f, -1.03923958e-05f, -5.98628685e-06f, -2.70597707e-06f,
+     -1.00166699e-06f, -3.10343808e-07f, -8.15297767e-08f, -1.4662132e-08f},
+};
+#endif
+// AVX-512: the quarter pieces above, each lane's piece from 4|x| rounded by a
+// shifter (one FMA, no conversion). AVX2: the half pieces above, picked by a
+// permute each; +-1 from |x| = 3.92 on (erfc there is below half an ulp of
+// 1). Without a permute (SSE4):
 // |x| < 0.9: x + x P(x^2); above, 1 - erfc|x| with the sign of x, erfc a =
 // e^(-a^2) R(a) (its error is absolute there, and at most 0.2 of an ulp).
 struct erf32_fn {
     static constexpr ew_fn fn = ew_fn::erf;
     static constexpr bool kF32 = true;
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+#if HWY_TARGET <= HWY_AVX3
+        if constexpr (hn::MaxLanes(DF()) == 16) {
+            const auto ax = hn::Abs(x), shifter = hn::Set(df, 0x1.8p23f);
+            // k = round(4 |x|) up to 15 in t's low bits (ties to even: a
+            // boundary belongs to either piece); NaN lanes stay NaN through
+            // x + x h below.
+            const auto t = hn::MulAdd(hn::Min(ax, hn::Set(df, 3.75f)), hn::Set(df, 4.0f), shifter);
+            const auto s = hn::MulSub(hn::Min(ax, hn::Set(df, 3.95f)), hn::Set(df, 4.0f), hn::Sub(t, shifter));
+            const __m512i piece = _mm512_castps_si512(t.raw); // (permutes read the low 4 bits)
+            const auto coef = [&](int j) {
+                return hn::Vec<DF>{_mm512_permutexvar_ps(piece, hn::Load(df, kErfPieces16[j]).raw)};
+            };
+            auto h = coef(5);
+            for (int j = 4; j >= 0; --j) h = hn::MulAdd(h, s, coef(j));
+            const auto far = hn::CopySign(hn::Sub(hn::Set(df, 1.0f), h), x);
+            return hn::IfThenElse(hn::Ge(ax, hn::Set(df, 0.875f)), far, hn::MulAdd(x, h, x));
+        }
+#endif
 #if HWY_TARGET <= HWY_AVX2
         const hn::RebindToSigned<DF> di;
         const auto one = hn::Set(df, 1.0f), edge = hn::Set(df, 3.92f);
