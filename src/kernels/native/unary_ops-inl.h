@@ -501,6 +501,28 @@ struct log32_fn {
     }
 };
 #if HWY_TARGET <= HWY_AVX3
+// An odd function that saturates at +-1, from 16 pieces of |x| (AVX-512, 16
+// lanes): piece k = round(scale |x|), up to 15 (ties to even: a boundary
+// belongs to either piece), found in the low bits of a shifter's sum (one
+// FMA, no conversion); its polynomial h_k in s = scale min(|x|, cap) - k, each
+// coefficient picked per lane by one permute (coefficient j of piece k at
+// c[j][k]). Below `split`, f = x + x h (one rounding); from it on, f = 1 - h
+// with the sign of x. NaN lanes take any piece and stay NaN through x + x h.
+template <class DF, size_t N>
+HWY_INLINE hn::Vec<DF> saturating_pieces(DF df, hn::Vec<DF> x, const float (&c)[N][16], float scale, float cap,
+                                         float split) {
+    const auto ax = hn::Abs(x), shifter = hn::Set(df, 0x1.8p23f), k_scale = hn::Set(df, scale);
+    const auto t = hn::MulAdd(hn::Min(ax, hn::Set(df, 15.0f / scale)), k_scale, shifter);
+    const auto s = hn::MulSub(hn::Min(ax, hn::Set(df, cap)), k_scale, hn::Sub(t, shifter));
+    const __m512i piece = _mm512_castps_si512(t.raw); // (permutes read the low 4 bits)
+    auto coef = [&](size_t j) { return hn::Vec<DF>{_mm512_permutexvar_ps(piece, hn::Load(df, c[j]).raw)}; };
+    auto h = coef(N - 1);
+    for (size_t j = N - 1; j-- > 0;) h = hn::MulAdd(h, s, coef(j));
+    const auto far = hn::CopySign(hn::Sub(hn::Set(df, 1.0f), h), x);
+    return hn::IfThenElse(hn::Ge(ax, hn::Set(df, split)), far, hn::MulAdd(x, h, x));
+}
+#endif
+#if HWY_TARGET <= HWY_AVX3
 // tanh on 16 pieces of |x|, one per lane of a 512-bit table: piece k of
 // [k/2 - 1/4, k/2 + 1/4] (the first from 0, the last [7.25, 9.1]) a
 // degree-6 polynomial h_k in s = 2|x| - k (fusebox-fit tanh_x1 and tanhc_x
@@ -542,22 +564,7 @@ struct tanh32_fn {
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
         const auto one = hn::Set(df, 1.0f);
 #if HWY_TARGET <= HWY_AVX3
-        if constexpr (hn::MaxLanes(DF()) == 16) {
-            const auto ax = hn::Abs(x), shifter = hn::Set(df, 0x1.8p23f);
-            // k = round(2 |x|) up to 15, in t's low bits (ties to even: a
-            // boundary belongs to either piece); NaN lanes take any piece and
-            // stay NaN through x + x h below.
-            const auto t = hn::MulAdd(hn::Min(ax, hn::Set(df, 7.5f)), hn::Set(df, 2.0f), shifter);
-            const auto s = hn::MulSub(hn::Min(ax, hn::Set(df, 9.1f)), hn::Set(df, 2.0f), hn::Sub(t, shifter));
-            const __m512i piece = _mm512_castps_si512(t.raw); // (permutes read the low 4 bits)
-            const auto coef = [&](int j) {
-                return hn::Vec<DF>{_mm512_permutexvar_ps(piece, hn::Load(df, kTanhPieces[j]).raw)};
-            };
-            auto h = coef(6);
-            for (int j = 5; j >= 0; --j) h = hn::MulAdd(h, s, coef(j));
-            const auto far = hn::CopySign(hn::Sub(one, h), x);
-            return hn::IfThenElse(hn::Ge(ax, hn::Set(df, 0.75f)), far, hn::MulAdd(x, h, x));
-        }
+        if constexpr (hn::MaxLanes(DF()) == 16) return saturating_pieces(df, x, kTanhPieces, 2.0f, 9.1f, 0.75f);
 #endif
         const auto a = hn::Min(hn::Abs(x), hn::Set(df, 9.1f)), a2 = hn::Mul(a, a); // (tanh 9.1 is 1 in f32)
         const auto near = hn::MulAdd(a, hn::Mul(a2, horner(df, a2, kTanhP)), a);
@@ -704,22 +711,7 @@ struct erf32_fn {
     static constexpr bool kF32 = true;
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
 #if HWY_TARGET <= HWY_AVX3
-        if constexpr (hn::MaxLanes(DF()) == 16) {
-            const auto ax = hn::Abs(x), shifter = hn::Set(df, 0x1.8p23f);
-            // k = round(4 |x|) up to 15 in t's low bits (ties to even: a
-            // boundary belongs to either piece); NaN lanes stay NaN through
-            // x + x h below.
-            const auto t = hn::MulAdd(hn::Min(ax, hn::Set(df, 3.75f)), hn::Set(df, 4.0f), shifter);
-            const auto s = hn::MulSub(hn::Min(ax, hn::Set(df, 3.95f)), hn::Set(df, 4.0f), hn::Sub(t, shifter));
-            const __m512i piece = _mm512_castps_si512(t.raw); // (permutes read the low 4 bits)
-            const auto coef = [&](int j) {
-                return hn::Vec<DF>{_mm512_permutexvar_ps(piece, hn::Load(df, kErfPieces16[j]).raw)};
-            };
-            auto h = coef(5);
-            for (int j = 4; j >= 0; --j) h = hn::MulAdd(h, s, coef(j));
-            const auto far = hn::CopySign(hn::Sub(hn::Set(df, 1.0f), h), x);
-            return hn::IfThenElse(hn::Ge(ax, hn::Set(df, 0.875f)), far, hn::MulAdd(x, h, x));
-        }
+        if constexpr (hn::MaxLanes(DF()) == 16) return saturating_pieces(df, x, kErfPieces16, 4.0f, 3.95f, 0.875f);
 #endif
 #if HWY_TARGET <= HWY_AVX2
         const hn::RebindToSigned<DF> di;
