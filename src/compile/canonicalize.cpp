@@ -256,11 +256,6 @@ fused_expr build_fused_expr(const partition_impl &part, const std::vector<logica
             e.nodes.push_back(n);
             break;
         }
-        case lowering::square_of_difference: {
-            const int d = add_node(ew_fn::subtract, {0, 1}, {types[0], types[1]});
-            add_node(ew_fn::multiply, {d, d}, {out, out});
-            break;
-        }
         }
         node_of[o.get_outputs()[0].get_id()] = static_cast<int>(e.nodes.size() - 1);
     }

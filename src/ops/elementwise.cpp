@@ -53,9 +53,8 @@ const std::vector<elementwise_def> &table() {
          false, false, true, true, 0, 0, 0,
          shape_rule::numpy, {}, lowering::fold},
         // oneDNN Graph's SquaredDifference: (a - b) rounded, then squared.
-        {op::kind::SquaredDifference, ew_fn::subtract, 2, 2, type_rule::same, kHalvesF32,
-         false, false, false, false, 0, 0, 0,
-         shape_rule::numpy, {}, lowering::square_of_difference},
+        {op::kind::SquaredDifference, ew_fn::squared_difference, 2, 2, type_rule::same, kHalvesF32,
+         false, false, false, false, 0, 0, 0},
         // ONNX Pow-1 .. -15 (an exponent tensor of any numeric type from Pow-12) and
         // oneDNN Graph's Pow (one input, the exponent `beta`).
         {op::kind::Pow, ew_fn::pow, 1, 2, type_rule::exponent, kFloats | set_of({dt::s32, dt::s64}),

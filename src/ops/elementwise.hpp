@@ -41,12 +41,13 @@ enum class ew_fn : uint8_t {
     bitwise_not,
     shift_left,
     shift_right,
-    select,   // cond ? x : y (Where, Select)
-    mod,      // Mod fmod=0: the sign of the divisor (integers)
-    fmod,     // Mod fmod=1: C fmod, the sign of the dividend
-    identity, // a copy (Sum, Mean, Max, Min of one input)
-    pow,      // base ^ exponent, the exponent of any numeric type
-    prelu,    // x < 0 ? x * slope : x (also LeakyReLU, its slope a constant)
+    select,             // cond ? x : y (Where, Select)
+    mod,                // Mod fmod=0: the sign of the divisor (integers)
+    fmod,               // Mod fmod=1: C fmod, the sign of the dividend
+    identity,           // a copy (Sum, Mean, Max, Min of one input)
+    pow,                // base ^ exponent, the exponent of any numeric type
+    prelu,              // x < 0 ? x * slope : x (also LeakyReLU, its slope a constant)
+    squared_difference, // (a - b) rounded to the type, then squared
     // One input, then the constants its op's attributes give (after the input,
     // of the compute type: f32 for f16/bf16/f32, f64 for f64).
     abs,
@@ -78,7 +79,7 @@ enum class ew_fn : uint8_t {
     is_inf, // (x, which): which = 1 detects +inf, 2 -inf, 3 both (u8)
     cast,   // to the node's output type
 };
-constexpr int kNumEwFns = 55;
+constexpr int kNumEwFns = 56;
 
 /// A set of data types, one bit per dtype_index().
 using type_set = uint32_t;
@@ -104,11 +105,10 @@ enum class shape_rule : uint8_t {
 
 /// How an op becomes kernel nodes (canonicalize).
 enum class lowering : uint8_t {
-    one_node,             // one node of the row's function over all inputs
-    fold,                 // left to right: f(f(in0, in1), in2) ...; one input: identity
-    mean,                 // the fold of add, then divided by the input count
-    square_of_difference, // subtract, then multiply the difference by itself (each rounded)
-    with_params,          // one node over the inputs, then the constants op_params() gives
+    one_node,    // one node of the row's function over all inputs
+    fold,        // left to right: f(f(in0, in1), in2) ...; one input: identity
+    mean,        // the fold of add, then divided by the input count
+    with_params, // one node over the inputs, then the constants op_params() gives
 };
 
 struct elementwise_def {

@@ -54,8 +54,8 @@ void check_loop(binary_fn fn, op::kind kind, dt ta, dt tb, dt to, const char *is
 }
 
 // The rows of two-input functions whose function no earlier row has (Sum and
-// BiasAdd run Add's loops, SquaredDifference Subtract's): each loop is
-// checked once, against the reference of the first row that runs it.
+// BiasAdd run Add's loops): each loop is checked once, against the reference
+// of the first row that runs it.
 std::vector<const detail::elementwise_def *> binary_rows() {
     std::vector<const detail::elementwise_def *> rows;
     std::set<detail::ew_fn> seen;
@@ -112,8 +112,9 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
     // comparisons: 12; And, Or, Xor: boolean; 3 bitwise ops: 8 integer
     // types; BitShift: 4 unsigned ones; Mod (fmod=0): 8 integer types; Pow:
     // 6 base types by 12 exponent types; PReLU: 4 float and 4 integer types,
-    // and f16/bf16 with an f32 slope (LeakyReLU).
-    EXPECT_EQ(expected, 4 * 16u + 2 * 12u + 14u + 4 * 12u + 3u + 3 * 8u + 4u + 8u + 6 * 12u + 8u + 2u);
+    // and f16/bf16 with an f32 slope (LeakyReLU); SquaredDifference: f32,
+    // f16, bf16.
+    EXPECT_EQ(expected, 4 * 16u + 2 * 12u + 14u + 4 * 12u + 3u + 3 * 8u + 4u + 8u + 6 * 12u + 8u + 2u + 3u);
     std::printf("checked %zu loops on %zu instruction sets:", checked, targets.size());
     for (const element_ops *ops : targets) std::printf(" %s", ops->isa);
     std::printf("\n");

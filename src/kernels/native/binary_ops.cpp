@@ -897,6 +897,21 @@ struct f16_io {
 // so older targets run every loop touching f16 in scalar code.
 constexpr bool kVectorF16 = HWY_TARGET <= HWY_AVX2;
 
+// oneDNN Graph's SquaredDifference over IO's type: (a - b) rounded to the
+// type, then squared (the product of two f32, f16 or bf16 values is exact in
+// f32 before its own rounding): the bits of Subtract then Multiply, one pass.
+template <class IO> struct squared_difference_fn {
+    template <typename T> static constexpr bool vector = true;
+    template <class V> static V vec(V a, V b) {
+        const V d = IO::round(hn::DFromV<V>(), hn::Sub(a, b));
+        return hn::Mul(d, d);
+    }
+    template <typename T> static T scalar(T x, T y) {
+        const T d = IO::to_f32(IO::from_f32(x - y));
+        return d * d;
+    }
+};
+
 // out = F(a, b) with a, b, out each f16, bf16 or f32; computed in f32, rounded once.
 template <class F, class A, class B, class O>
 void binary_f32(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_, int64_t n, bool stream) {
@@ -1563,6 +1578,12 @@ const element_ops *get_element_ops() {
         set<binary<prelu_fn, uint64_t>, uint64_t, uint64_t, uint64_t>(o, ew_fn::prelu, dt::u64, dt::u64);
         set<binary_f32<prelu_fn, f16, f16, f16>, uint16_t, uint16_t, uint16_t>(o, ew_fn::prelu, dt::f16, dt::f16);
         set<binary_f32<prelu_fn, bf16, bf16, bf16>, uint16_t, uint16_t, uint16_t>(o, ew_fn::prelu, dt::bf16, dt::bf16);
+        set<binary<squared_difference_fn<f32>, float>, float, float, float>(o, ew_fn::squared_difference, dt::f32,
+                                                                            dt::f32);
+        set<binary_f32<squared_difference_fn<f16>, f16, f16, f16>, uint16_t, uint16_t, uint16_t>(
+            o, ew_fn::squared_difference, dt::f16, dt::f16);
+        set<binary_f32<squared_difference_fn<bf16>, bf16, bf16, bf16>, uint16_t, uint16_t, uint16_t>(
+            o, ew_fn::squared_difference, dt::bf16, dt::bf16);
         set_pow(o.binary[static_cast<int>(ew_fn::pow)]);
 #if HWY_TARGET != HWY_SCALAR
         {
