@@ -235,3 +235,72 @@ TEST(lowered_ops, bad_shapes_and_attributes_are_named) {
 }
 
 } // namespace
+
+namespace {
+
+// Fused (one partition, the native kernel) and op by op give the same bits
+// at `out_id`. (The reference is not bit-exact for the transcendental ops.)
+void same_as_op_by_op(const std::vector<op> &ops, const std::vector<value> &inputs, size_t out_id) {
+    graph fused(engine::kind::cpu), debug(engine::kind::cpu);
+    for (const op &o : ops) fused.add_op(o), debug.add_op(o);
+    fused.finalize(), debug.finalize();
+    ASSERT_EQ(fused.get_partitions().size(), 1u);
+    kernel_env env("native");
+    auto fused_values = by_id(inputs), debug_values = by_id(inputs);
+    run_graph(fused, partition::policy::fusion, fused_values);
+    run_graph(debug, partition::policy::debug, debug_values);
+    EXPECT_TRUE(same_elements(*debug_values.at(out_id), *fused_values.at(out_id)));
+}
+
+// Chains of f32 nodes each reading the one before (the native kernel runs them
+// in registers, one loop call per block): the exported exact GELU, QuickGelu,
+// a LayerNorm tail, non-commutative steps with the value second, Max/Min and
+// ReLU, over edge values, rows with a tail, broadcast operands and an output
+// large enough to stream (with a misaligned start), each fused equal to the
+// ops one by one.
+TEST(lowered_ops, linear_chains_in_registers_equal_their_nodes) {
+    std::mt19937_64 rng(35);
+    for (const dims &shape : {dims{3, 37}, dims{5, 1031}, dims{3, (1 << 20) + 3}}) {
+        SCOPED_TRACE(::testing::PrintToString(shape));
+        const dims row{shape.back()}, col{shape[0], 1};
+        const value x = random(0, dt::f32, shape, rng), y = random(1, dt::f32, shape, rng);
+        const value c = random(2, dt::f32, {1}, rng), r = random(3, dt::f32, row, rng),
+                    k = random(4, dt::f32, col, rng);
+        const std::vector<value> in = {x, y, c, r, k};
+        auto t = [](size_t id) { return lt(id, dt::undef, any); };
+        {
+            SCOPED_TRACE("exact GELU as exported: Mul(Mul(x, Add(Erf(Div(x, c)), r)), k)");
+            same_as_op_by_op({make(0, op::kind::Divide, {x.buf->lt, c.buf->lt}, 10),
+                              make(1, op::kind::Erf, {t(10)}, 11), make(2, op::kind::Add, {t(11), r.buf->lt}, 12),
+                              make(3, op::kind::Multiply, {x.buf->lt, t(12)}, 13),
+                              make(4, op::kind::Multiply, {t(13), k.buf->lt}, 14)},
+                             in, 14);
+        }
+        {
+            SCOPED_TRACE("QuickGelu, Tanh, the value second in Subtract and Divide");
+            same_as_op_by_op({make(0, op::kind::Multiply, {x.buf->lt, c.buf->lt}, 10),
+                              make(1, op::kind::Sigmoid, {t(10)}, 11),
+                              make(2, op::kind::Subtract, {y.buf->lt, t(11)}, 12), make(3, op::kind::Tanh, {t(12)}, 13),
+                              make(4, op::kind::Divide, {r.buf->lt, t(13)}, 14)},
+                             in, 14);
+        }
+        {
+            SCOPED_TRACE("a LayerNorm tail, Maximum, Minimum, ReLU (no function of its own)");
+            // (Exact ops only: the reference too.)
+            check({make(0, op::kind::Subtract, {x.buf->lt, k.buf->lt}, 10),
+                   make(1, op::kind::Divide, {t(10), k.buf->lt}, 11),
+                   make(2, op::kind::Multiply, {t(11), r.buf->lt}, 12), make(3, op::kind::Add, {t(12), y.buf->lt}, 13),
+                   make(4, op::kind::Maximum, {c.buf->lt, t(13)}, 14),
+                   make(5, op::kind::Minimum, {t(14), y.buf->lt}, 15), make(6, op::kind::ReLU, {t(15)}, 16)},
+                  in, 16);
+        }
+        for (op::kind f : {op::kind::Exp, op::kind::Log, op::kind::Mish, op::kind::GELU}) {
+            SCOPED_TRACE(std::string("the one function ") + op_kind_name(f));
+            same_as_op_by_op({make(0, op::kind::Add, {x.buf->lt, r.buf->lt}, 10), make(1, f, {t(10)}, 11),
+                              make(2, op::kind::Multiply, {t(11), y.buf->lt}, 12)},
+                             in, 12);
+        }
+    }
+}
+
+} // namespace

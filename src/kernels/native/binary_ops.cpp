@@ -1586,6 +1586,9 @@ const element_ops *get_element_ops() {
             o, ew_fn::squared_difference, dt::bf16, dt::bf16);
         set_pow(o.binary[static_cast<int>(ew_fn::pow)]);
 #if HWY_TARGET != HWY_SCALAR
+        o.linear[static_cast<int>(ew_fn::identity)] = linear_loop<void>;
+#endif
+#if HWY_TARGET != HWY_SCALAR
         {
             auto &pow = o.binary[static_cast<int>(ew_fn::pow)];
             pow[dtype_index(dt::f32)][dtype_index(dt::f32)] = pow_small<f32_io, dt::f32>;

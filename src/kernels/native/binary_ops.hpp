@@ -24,6 +24,24 @@ using nary_fn = void (*)(const void *const *in, const int64_t *strides, void *ou
 /// that type exactly as the unfused ops would store it. Strides 0 or 1.
 using chain_fn = void (*)(const void *const *in, const int64_t *strides, int64_t count, void *out, int64_t n,
                           bool stream);
+/// One step of a linear chain: v = fn(v, x), fn(x, v) or fn(v), x the
+/// operand in[arg].
+struct linear_step {
+    enum form_t : uint8_t { left, right, unary };
+    ew_fn fn;
+    form_t form;
+    uint16_t arg;
+};
+/// Operands a linear chain reads at most (in[] holds this many; unused ones
+/// null), and its steps at most.
+constexpr int kMaxLinearOperands = 6, kMaxLinearSteps = 16;
+/// A chain of f32 nodes in registers: v = in[first], then each of `count`
+/// steps, out = v; each step's result the bits of its node's own loop.
+/// Strides 0 or 1. Its steps: Add, Subtract, Multiply, Divide, Maximum,
+/// Minimum (two operands), ReLU, and the one function of the loop's own
+/// (its `linear` entry's: a transcendental function without constants).
+using linear_fn = void (*)(const void *const *in, const int64_t *strides, int first, const linear_step *steps,
+                           int64_t count, void *out, int64_t n, bool stream);
 /// dst[r * dst_pitch + j] = src[j * src_pitch + r] for r < rows, j < cols
 /// (pitches in elements). For elements of 1 or 2 bytes it reads up to 3 bytes
 /// past an element: the caller leaves that slack.
@@ -59,6 +77,9 @@ struct element_ops {
     copy_fn copy;
     // [fn][t]: a left-to-right chain of fn over one type in registers (Add: f32, bf16, f16)
     chain_fn chain[kNumEwFns][kNumDataTypes];
+    // [fn]: linear chains of f32 nodes whose one function of their own is fn
+    // (identity: none, only the cheap steps)
+    linear_fn linear[kNumEwFns];
     // [fn][t]: fn of two operands along their rows into a transposed output (Add: f32)
     add_transposed_fn out_transposed[kNumEwFns][kNumDataTypes];
 };

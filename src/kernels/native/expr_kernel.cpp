@@ -217,12 +217,13 @@ public:
             nodes_.push_back(p);
         }
         if (sides_.empty()) plan_chain(e), plan_strip_add(e, rank);
+        if (sides_.empty() && !chain_ && !panels_) plan_linear(e);
         // One op (or a chain in registers) reading its operands in place
         // (contiguous or broadcast) and writing the output directly uses no
         // scratch: a whole row per call. Short rows of one op go to its row
         // loop, many rows to a call (padded layouts).
         const bool in_place =
-            (nodes_.size() == 1 || chain_) && out_strides_[rank - 1] == 1 &&
+            (nodes_.size() == 1 || chain_ || linear_) && out_strides_[rank - 1] == 1 &&
             std::all_of(inner_strides_.begin(), inner_strides_.end(), [](int64_t s) { return s == 0 || s == 1; });
         row_block_ = in_place ? std::numeric_limits<int64_t>::max() : block_;
         rows_path_ =
@@ -260,6 +261,60 @@ public:
             else
                 chain_args_.push_back(x.arg[x.arg[0] == prev]);
         }
+    }
+
+    // A chain of f32 nodes, each reading the one before it (and operands),
+    // with at most one function of its own beside Add, Subtract, Multiply,
+    // Divide, Maximum, Minimum and ReLU (S1's exact GELU, S3, S7, S8), runs as
+    // one call over a block that keeps the value in registers through every
+    // node, where the loops have one for that function.
+    void plan_linear(const fused_expr &e) {
+        if (e.nodes.size() < 2 || e.nodes.size() > static_cast<size_t>(kMaxLinearSteps) ||
+            operands_.size() > static_cast<size_t>(kMaxLinearOperands))
+            return;
+        ew_fn own = ew_fn::identity;
+        std::vector<linear_step> steps;
+        int first = -1;
+        for (size_t n = 0; n < e.nodes.size(); ++n) {
+            const expr_node &x = e.nodes[n];
+            bool f32 = x.out_dt == data_type::f32;
+            for (int k = 0; k < x.n_args; ++k) f32 = f32 && x.in_dt[k] == data_type::f32;
+            if (!f32) return;
+            const int prev = n > 0 ? ~static_cast<int>(n - 1) : 0;
+            auto operand = [&](int a) { return a >= 0 ? a : -1; };
+            if (x.n_args == 1) {
+                const bool cheap = x.fn == ew_fn::relu;
+                if (!cheap && (own != ew_fn::identity || !element_ops_for_cpu().linear[static_cast<int>(x.fn)])) return;
+                if (!cheap) own = x.fn;
+                if (n == 0 ? operand(x.arg[0]) < 0 : x.arg[0] != prev) return;
+                if (n == 0) first = x.arg[0];
+                steps.push_back({x.fn, linear_step::unary, 0});
+                continue;
+            }
+            switch (x.fn) {
+            case ew_fn::add:
+            case ew_fn::subtract:
+            case ew_fn::multiply:
+            case ew_fn::divide:
+            case ew_fn::maximum:
+            case ew_fn::minimum: break;
+            default: return;
+            }
+            if (x.n_args != 2) return;
+            if (n == 0) {
+                if (operand(x.arg[0]) < 0 || operand(x.arg[1]) < 0) return;
+                first = x.arg[0];
+                steps.push_back({x.fn, linear_step::left, static_cast<uint16_t>(x.arg[1])});
+            } else if (x.arg[0] == prev && operand(x.arg[1]) >= 0) {
+                steps.push_back({x.fn, linear_step::left, static_cast<uint16_t>(x.arg[1])});
+            } else if (x.arg[1] == prev && operand(x.arg[0]) >= 0) {
+                steps.push_back({x.fn, linear_step::right, static_cast<uint16_t>(x.arg[0])});
+            } else {
+                return; // (two earlier results, or the previous one twice)
+            }
+        }
+        linear_ = element_ops_for_cpu().linear[static_cast<int>(own)];
+        if (linear_) linear_steps_ = std::move(steps), linear_first_ = first;
     }
 
     // Strips of one op of two operands along their rows run the op and the
@@ -694,6 +749,7 @@ private:
             }
         }
         if (chain_) return eval_chain(scratch, view, stride, out, out_stride, len, stream);
+        if (linear_) return eval_linear(scratch, view, stride, out, out_stride, len, stream);
         for (size_t n = 0; n < nodes_.size(); ++n) {
             const node_plan &p = nodes_[n];
             const void *a[kMaxArgs] = {};
@@ -754,6 +810,21 @@ private:
         copy_elements(out, out_stride, sum, scalar ? 0 : 1, len, out_size_);
     }
 
+    void eval_linear(unsigned char *scratch, const void **view, const int64_t *stride, unsigned char *out,
+                     int64_t out_stride, int64_t len, bool stream) const {
+        const void *in[kMaxLinearOperands] = {};
+        int64_t in_stride[kMaxLinearOperands] = {};
+        bool scalar = true;
+        for (size_t k = 0; k < operands_.size(); ++k)
+            in[k] = view[k], in_stride[k] = stride[k], scalar &= stride[k] == 0;
+        const int64_t count = static_cast<int64_t>(linear_steps_.size());
+        if (out_stride == 1 && !scalar)
+            return linear_(in, in_stride, linear_first_, linear_steps_.data(), count, out, len, stream);
+        unsigned char *result = scratch + nodes_.back().res_slot;
+        linear_(in, in_stride, linear_first_, linear_steps_.data(), count, result, scalar ? 1 : len, false);
+        copy_elements(out, out_stride, result, scalar ? 0 : 1, len, out_size_);
+    }
+
     std::vector<int64_t> shape_, out_strides_;
     std::vector<operand_plan> operands_;
     std::vector<uint64_t> constants_;    // each constant's element in its low bytes (operand ports from n_inputs_)
@@ -764,6 +835,9 @@ private:
     chain_fn chain_ = nullptr;              // the nodes are a chain of one function over one type (plan_chain)
     add_transposed_fn strip_add_ = nullptr; // strips of one op in registers (plan_strip_add)
     std::vector<int> chain_args_;           // its operands, in the order they are added
+    linear_fn linear_ = nullptr;            // the nodes are a linear chain of f32 nodes (plan_linear)
+    std::vector<linear_step> linear_steps_;
+    int linear_first_ = 0; // the operand the linear chain starts from
     size_t out_size_ = 0, scratch_bytes_ = 0;
     int64_t block_ = kMaxBlock;     // elements per block
     int64_t row_block_ = kMaxBlock; // elements per call along a row: block_, or all of it

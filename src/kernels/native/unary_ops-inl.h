@@ -924,6 +924,87 @@ void math_loop(const void *const *in, const int64_t *st, void *out_, int64_t n, 
 }
 #endif
 
+#if HWY_TARGET != HWY_SCALAR
+// A linear chain of f32 nodes in registers (linear_fn): v = in[first], then
+// each step v = fn(v, x), fn(x, v) or fn(v). F is the one function of the
+// chain's own (void: none); the others are the cheap ones below. Every
+// element takes the vector path (the ends through a padded vector, as
+// math_loop), and each step gives the bits of its node's own loop.
+template <class F>
+void linear_loop(const void *const *in, const int64_t *strides, int first, const linear_step *steps, int64_t count,
+                 void *out_, int64_t n, bool stream) {
+    using V = hn::Vec<hn::ScalableTag<float>>;
+    const hn::ScalableTag<float> df;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+    float *out = static_cast<float *>(out_);
+    const f64_of<hn::Half<decltype(df)>> dd;
+    const auto p0 = hn::Set(dd, 0.0), p1 = hn::Set(dd, 0.0); // (F has no constants)
+    const float *x[kMaxLinearOperands];
+    for (int k = 0; k < kMaxLinearOperands; ++k) x[k] = static_cast<const float *>(in[k]);
+    // Two vectors through every step (one dispatch per step for both).
+    auto eval2 = [&](auto &&at, V &a, V &b) __attribute__((always_inline)) {
+        a = at(first, 0), b = at(first, 1);
+        for (int64_t k = 0; k < count; ++k) {
+            const linear_step st = steps[k];
+            if (st.form == linear_step::unary) {
+                if constexpr (!std::is_void_v<F>) {
+                    if (st.fn == F::fn) {
+                        a = math_f32<F>(df, a, true, p0, p1), b = math_f32<F>(df, b, true, p0, p1);
+                        continue;
+                    }
+                }
+                a = relu_fn::vec(a, a, a), b = relu_fn::vec(b, b, b); // (ReLU: the only other)
+                continue;
+            }
+            const V xa = at(st.arg, 0), xb = at(st.arg, 1);
+            const bool left = st.form == linear_step::left;
+            const V a0 = left ? a : xa, a1 = left ? xa : a, b0 = left ? b : xb, b1 = left ? xb : b;
+            switch (st.fn) {
+            case ew_fn::add: a = hn::Add(a0, a1), b = hn::Add(b0, b1); break;
+            case ew_fn::subtract: a = hn::Sub(a0, a1), b = hn::Sub(b0, b1); break;
+            case ew_fn::multiply: a = hn::Mul(a0, a1), b = hn::Mul(b0, b1); break;
+            case ew_fn::divide: a = hn::Div(a0, a1), b = hn::Div(b0, b1); break;
+            case ew_fn::maximum: a = maximum_fn::vec(a0, a1), b = maximum_fn::vec(b0, b1); break;
+            default: a = minimum_fn::vec(a0, a1), b = minimum_fn::vec(b0, b1); break; // (minimum)
+            }
+        }
+    };
+    HWY_ALIGN float buf[kMaxLinearOperands][2 * hn::MaxLanes(df)];
+    HWY_ALIGN float res[2 * hn::MaxLanes(df)];
+    // Elements [i, i + k) (k <= 2 lanes) through padded vectors.
+    auto partial = [&](int64_t i, int64_t k) {
+        for (int m = 0; m < kMaxLinearOperands; ++m)
+            for (int64_t j = 0; j < 2 * lanes; ++j)
+                buf[m][j] = x[m] ? x[m][strides[m] ? (j < k ? i + j : i) : 0] : 0.0f;
+        V a, b;
+        eval2([&](int m, int h) { return hn::Load(df, buf[m] + h * lanes); }, a, b);
+        hn::Store(a, df, res), hn::Store(b, df, res + lanes);
+        for (int64_t j = 0; j < k; ++j) out[i + j] = res[j];
+    };
+    const bool nt = stream;
+    int64_t i = 0;
+    if (nt) {
+        const int64_t head = std::min(head_elements(out, lanes * sizeof(float), n), n);
+        if (head) partial(0, head);
+        i = head;
+    }
+    V bcast[kMaxLinearOperands];
+    for (int m = 0; m < kMaxLinearOperands; ++m) bcast[m] = hn::Set(df, x[m] && !strides[m] ? x[m][0] : 0.0f);
+    for (; i + 2 * lanes <= n; i += 2 * lanes) {
+        if (nt)
+            for (int m = 0; m < kMaxLinearOperands; ++m) prefetch_ahead(x[m], x[m] ? strides[m] : 0, i, 2 * lanes);
+        V a, b;
+        eval2([&](int m, int h) { return strides[m] ? hn::LoadU(df, x[m] + i + h * lanes) : bcast[m]; }, a, b);
+        if (nt) {
+            hn::Stream(a, df, out + i), hn::Stream(b, df, out + i + lanes);
+        } else {
+            hn::StoreU(a, df, out + i), hn::StoreU(b, df, out + i + lanes);
+        }
+    }
+    if (i < n) partial(i, n - i);
+}
+#endif
+
 // The loops of the transcendental functions: the vector ones above for f32
 // (and f16/bf16 where F16C converts them exactly), the scalar ones compiled
 // once elsewhere.
@@ -935,6 +1016,7 @@ template <class F> void set_math(element_ops &o) {
     t[dtype_index(data_type::f32)] = math_loop<F, f32_io>;
     t[dtype_index(data_type::bf16)] = math_loop<F, bf16_io>;
     if constexpr (kVectorF16) t[dtype_index(data_type::f16)] = math_loop<F, f16_io>;
+    if constexpr (math_param_count(F::fn) == 0 && kF32<F>) o.linear[static_cast<int>(F::fn)] = linear_loop<F>;
 #endif
 }
 
