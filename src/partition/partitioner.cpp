@@ -112,6 +112,12 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
         auto it = consumers.find(lt.get_id());
         return it == consumers.end() ? none : it->second;
     };
+    // The same reads with the input each one is.
+    auto reads_of = [&](const logical_tensor &lt) -> const std::vector<std::pair<size_t, size_t>> & {
+        static const std::vector<std::pair<size_t, size_t>> none;
+        auto it = reads.find(lt.get_id());
+        return it == reads.end() ? none : it->second;
+    };
     if (p == partition::policy::fusion) {
         for (size_t j = 0; j < ops.size(); ++j) {
             if (!fusible(ops[j])) continue;
@@ -183,8 +189,9 @@ std::vector<partition_impl> find_partitions(const graph_impl &g, partition::poli
                         prod != producer.end() && find(prod->second) == late && !right_aligned(ops[i], k))
                         return false;
                 for (const auto &lt : ops[i].get_outputs()) {
-                    bool leaves = readers(lt).empty();
-                    for (const auto &[u, k] : reads[lt.get_id()]) {
+                    const auto &uses = reads_of(lt);
+                    bool leaves = uses.empty();
+                    for (const auto &[u, k] : uses) {
                         const size_t ru = find(u);
                         if (ru == late && !right_aligned(ops[u], k)) return false;
                         if (ru == early || ru == late) continue;

@@ -1587,8 +1587,6 @@ const element_ops *get_element_ops() {
         set_pow(o.binary[static_cast<int>(ew_fn::pow)]);
 #if HWY_TARGET != HWY_SCALAR
         o.linear[static_cast<int>(ew_fn::identity)] = linear_loop<void>;
-#endif
-#if HWY_TARGET != HWY_SCALAR
         {
             auto &pow = o.binary[static_cast<int>(ew_fn::pow)];
             pow[dtype_index(dt::f32)][dtype_index(dt::f32)] = pow_small<f32_io, dt::f32>;

@@ -280,13 +280,12 @@ public:
             bool f32 = x.out_dt == data_type::f32;
             for (int k = 0; k < x.n_args; ++k) f32 = f32 && x.in_dt[k] == data_type::f32;
             if (!f32) return;
-            const int prev = n > 0 ? ~static_cast<int>(n - 1) : 0;
-            auto operand = [&](int a) { return a >= 0 ? a : -1; };
+            const int prev = n > 0 ? ~static_cast<int>(n - 1) : 0; // (args >= 0 are operands)
             if (x.n_args == 1) {
                 const bool cheap = x.fn == ew_fn::relu;
                 if (!cheap && (own != ew_fn::identity || !element_ops_for_cpu().linear[static_cast<int>(x.fn)])) return;
                 if (!cheap) own = x.fn;
-                if (n == 0 ? operand(x.arg[0]) < 0 : x.arg[0] != prev) return;
+                if (n == 0 ? x.arg[0] < 0 : x.arg[0] != prev) return;
                 if (n == 0) first = x.arg[0];
                 steps.push_back({x.fn, linear_step::unary, 0});
                 continue;
@@ -302,12 +301,12 @@ public:
             }
             if (x.n_args != 2) return;
             if (n == 0) {
-                if (operand(x.arg[0]) < 0 || operand(x.arg[1]) < 0) return;
+                if (x.arg[0] < 0 || x.arg[1] < 0) return;
                 first = x.arg[0];
                 steps.push_back({x.fn, linear_step::left, static_cast<uint16_t>(x.arg[1])});
-            } else if (x.arg[0] == prev && operand(x.arg[1]) >= 0) {
+            } else if (x.arg[0] == prev && x.arg[1] >= 0) {
                 steps.push_back({x.fn, linear_step::left, static_cast<uint16_t>(x.arg[1])});
-            } else if (x.arg[1] == prev && operand(x.arg[0]) >= 0) {
+            } else if (x.arg[1] == prev && x.arg[0] >= 0) {
                 steps.push_back({x.fn, linear_step::right, static_cast<uint16_t>(x.arg[0])});
             } else {
                 return; // (two earlier results, or the previous one twice)
@@ -804,10 +803,20 @@ private:
             in[j] = view[chain_args_[j]], in_stride[j] = stride[chain_args_[j]];
             scalar &= in_stride[j] == 0;
         }
-        if (out_stride == 1 && !scalar) return chain_(in, in_stride, static_cast<int64_t>(count), out, len, stream);
-        unsigned char *sum = scratch + nodes_.back().res_slot;
-        chain_(in, in_stride, static_cast<int64_t>(count), sum, scalar ? 1 : len, false);
-        copy_elements(out, out_stride, sum, scalar ? 0 : 1, len, out_size_);
+        write_out(scratch, out, out_stride, len, stream, scalar,
+                  [&](void *to, int64_t n, bool nt) { chain_(in, in_stride, static_cast<int64_t>(count), to, n, nt); });
+    }
+
+    // A loop in registers writing the block's results: run(to, n, stream)
+    // straight into the output when it is contiguous, else (or for one value,
+    // every operand broadcast) into the last node's scratch row, then copied.
+    template <class Run>
+    void write_out(unsigned char *scratch, unsigned char *out, int64_t out_stride, int64_t len, bool stream,
+                   bool scalar, Run &&run) const {
+        if (out_stride == 1 && !scalar) return run(out, len, stream);
+        unsigned char *result = scratch + nodes_.back().res_slot;
+        run(result, scalar ? 1 : len, false);
+        copy_elements(out, out_stride, result, scalar ? 0 : 1, len, out_size_);
     }
 
     void eval_linear(unsigned char *scratch, const void **view, const int64_t *stride, unsigned char *out,
@@ -817,12 +826,10 @@ private:
         bool scalar = true;
         for (size_t k = 0; k < operands_.size(); ++k)
             in[k] = view[k], in_stride[k] = stride[k], scalar &= stride[k] == 0;
-        const int64_t count = static_cast<int64_t>(linear_steps_.size());
-        if (out_stride == 1 && !scalar)
-            return linear_(in, in_stride, linear_first_, linear_steps_.data(), count, out, len, stream);
-        unsigned char *result = scratch + nodes_.back().res_slot;
-        linear_(in, in_stride, linear_first_, linear_steps_.data(), count, result, scalar ? 1 : len, false);
-        copy_elements(out, out_stride, result, scalar ? 0 : 1, len, out_size_);
+        write_out(scratch, out, out_stride, len, stream, scalar, [&](void *to, int64_t n, bool nt) {
+            linear_(in, in_stride, linear_first_, linear_steps_.data(), static_cast<int64_t>(linear_steps_.size()), to,
+                    n, nt);
+        });
     }
 
     std::vector<int64_t> shape_, out_strides_;

@@ -521,8 +521,6 @@ HWY_INLINE hn::Vec<DF> saturating_pieces(DF df, hn::Vec<DF> x, const float (&c)[
     const auto far = hn::CopySign(hn::Sub(hn::Set(df, 1.0f), h), x);
     return hn::IfThenElse(hn::Ge(ax, hn::Set(df, split)), far, hn::MulAdd(x, h, x));
 }
-#endif
-#if HWY_TARGET <= HWY_AVX3
 // tanh on 16 pieces of |x|, one per lane of a 512-bit table: piece k of
 // [k/2 - 1/4, k/2 + 1/4] (the first from 0, the last [7.25, 9.1]) a
 // degree-6 polynomial h_k in s = 2|x| - k (fusebox-fit tanh_x1 and tanhc_x
@@ -960,10 +958,10 @@ void linear_loop(const void *const *in, const int64_t *strides, int first, const
             const bool left = st.form == linear_step::left;
             const V a0 = left ? a : xa, a1 = left ? xa : a, b0 = left ? b : xb, b1 = left ? xb : b;
             switch (st.fn) {
-            case ew_fn::add: a = hn::Add(a0, a1), b = hn::Add(b0, b1); break;
-            case ew_fn::subtract: a = hn::Sub(a0, a1), b = hn::Sub(b0, b1); break;
-            case ew_fn::multiply: a = hn::Mul(a0, a1), b = hn::Mul(b0, b1); break;
-            case ew_fn::divide: a = hn::Div(a0, a1), b = hn::Div(b0, b1); break;
+            case ew_fn::add: a = add_fn::vec(a0, a1), b = add_fn::vec(b0, b1); break;
+            case ew_fn::subtract: a = subtract_fn::vec(a0, a1), b = subtract_fn::vec(b0, b1); break;
+            case ew_fn::multiply: a = multiply_fn::vec(a0, a1), b = multiply_fn::vec(b0, b1); break;
+            case ew_fn::divide: a = divide_fn::vec(a0, a1), b = divide_fn::vec(b0, b1); break;
             case ew_fn::maximum: a = maximum_fn::vec(a0, a1), b = maximum_fn::vec(b0, b1); break;
             default: a = minimum_fn::vec(a0, a1), b = minimum_fn::vec(b0, b1); break; // (minimum)
             }
@@ -981,21 +979,19 @@ void linear_loop(const void *const *in, const int64_t *strides, int first, const
         hn::Store(a, df, res), hn::Store(b, df, res + lanes);
         for (int64_t j = 0; j < k; ++j) out[i + j] = res[j];
     };
-    const bool nt = stream;
     int64_t i = 0;
-    if (nt) {
-        const int64_t head = std::min(head_elements(out, lanes * sizeof(float), n), n);
-        if (head) partial(0, head);
-        i = head;
+    if (stream) {
+        i = head_elements(out, lanes * sizeof(float), n);
+        if (i) partial(0, i);
     }
     V bcast[kMaxLinearOperands];
     for (int m = 0; m < kMaxLinearOperands; ++m) bcast[m] = hn::Set(df, x[m] && !strides[m] ? x[m][0] : 0.0f);
     for (; i + 2 * lanes <= n; i += 2 * lanes) {
-        if (nt)
+        if (stream)
             for (int m = 0; m < kMaxLinearOperands; ++m) prefetch_ahead(x[m], x[m] ? strides[m] : 0, i, 2 * lanes);
         V a, b;
         eval2([&](int m, int h) { return strides[m] ? hn::LoadU(df, x[m] + i + h * lanes) : bcast[m]; }, a, b);
-        if (nt) {
+        if (stream) {
             hn::Stream(a, df, out + i), hn::Stream(b, df, out + i + lanes);
         } else {
             hn::StoreU(a, df, out + i), hn::StoreU(b, df, out + i + lanes);
