@@ -1118,6 +1118,28 @@ template <typename T> constexpr int64_t vectors_per_line(size_t max_lanes) {
 // the bits of (vector, lane) by one; log2(lanes) rounds swap them.
 #if HWY_TARGET != HWY_SCALAR
 template <class D, class V> HWY_INLINE void transpose_block(D d, V *v) {
+    if constexpr (sizeof(hn::TFromD<D>) == 2 && hn::MaxLanes(D()) == 8) {
+        // 8x8 of 2-byte lanes: interleaving 2-, 4- then 8-byte units takes 24
+        // single-cycle unpacks, where splitting even and odd lanes costs
+        // three instructions each without AVX-512 (a mask or shift per input
+        // and a pack).
+        const hn::Repartition<uint32_t, D> d32;
+        const hn::Repartition<uint64_t, D> d64;
+        V t[8], u[8];
+        for (size_t p = 0; p < 8; p += 2)
+            t[p] = hn::InterleaveLower(d, v[p], v[p + 1]), t[p + 1] = hn::InterleaveUpper(d, v[p], v[p + 1]);
+        // t[2p]: rows 0-3 of columns 2p and 2p + 1 in pairs; t[2p + 1]: rows 4-7.
+        auto pairs = [&](auto dn, V a, V b, V &lo, V &hi) {
+            lo = hn::BitCast(d, hn::InterleaveLower(dn, hn::BitCast(dn, a), hn::BitCast(dn, b)));
+            hi = hn::BitCast(d, hn::InterleaveUpper(dn, hn::BitCast(dn, a), hn::BitCast(dn, b)));
+        };
+        for (size_t h = 0; h < 8; h += 4) {
+            pairs(d32, t[h], t[h + 2], u[h], u[h + 1]);         // rows 0-1, 2-3 of columns h .. h + 3
+            pairs(d32, t[h + 1], t[h + 3], u[h + 2], u[h + 3]); // rows 4-5, 6-7
+        }
+        for (size_t q = 0; q < 4; ++q) pairs(d64, u[q], u[q + 4], v[2 * q], v[2 * q + 1]);
+        return;
+    }
     constexpr size_t kMax = hn::MaxLanes(D());
     const size_t lanes = hn::Lanes(d), half = lanes / 2;
     V t[kMax];
