@@ -1292,8 +1292,6 @@ void transpose(const void *src_, int64_t src_pitch, void *dst_, int64_t dst_pitc
 // a few lines, so that the L2 streamer, not the line-fill buffers, carries
 // the rows from memory (1 - 4 KiB ahead measured 10 - 20 % slower).
 constexpr int64_t kRowAheadBytes = 256;
-// The same for add_out_transposed_bf16, into L2 (it reads its rows a line at a time).
-constexpr int64_t kStripAheadBytes = 512;
 
 template <typename T>
 void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, void *out_, int64_t po, int64_t rows,
@@ -1421,9 +1419,9 @@ void add_out_transposed_bf16(const void *a_, int64_t pa, const void *b_, int64_t
     const hn::Full256<float> df;
     const hn::Full128<uint16_t> d128;
     using V = decltype(hn::Zero(d));
-    constexpr int64_t kLine = 32, kLanes = 16, kAhead = kStripAheadBytes / 2;
-    HWY_ALIGN uint16_t rows8[8][kLine];      // 8 rows' sums, in row order
-    HWY_ALIGN uint16_t staged[kLine][kLine]; // column j + c: rows r0 .. r0 + 31
+    constexpr int64_t kLine = 32, kLanes = 16, kAhead = 512 / 2; // elements: 512 bytes ahead, into L2
+    HWY_ALIGN uint16_t rows8[8][kLine];                          // 8 rows' sums, in row order
+    HWY_ALIGN uint16_t staged[kLine][kLine];                     // column j + c: rows r0 .. r0 + 31
     int64_t r0 = 0;
     for (; r0 + kLine <= rows; r0 += kLine) {
         int64_t j = 0;
