@@ -1112,35 +1112,39 @@ template <typename T> constexpr int64_t vectors_per_line(size_t max_lanes) {
     return bytes >= 64 ? 1 : 64 / bytes;
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// 8x8 transposes of 2-byte lanes, one in each 128-bit block of 8 vectors:
+// on entry block i of v[l] holds 8 elements of column l, on return block i
+// of v[m] holds row m of that block's 8x8. Interleaving 2-, 4- then 8-byte
+// units takes 24 single-cycle unpacks, where splitting even and odd lanes
+// costs three instructions each without AVX-512 (a mask or shift per input
+// and a pack).
+template <class D, class V> HWY_INLINE void transpose_8x8_blocks(D d, V *v) {
+    static_assert(sizeof(hn::TFromD<D>) == 2, "2-byte lanes");
+    const hn::Repartition<uint32_t, D> d32;
+    const hn::Repartition<uint64_t, D> d64;
+    V t[8], u[8];
+    for (size_t p = 0; p < 8; p += 2)
+        t[p] = hn::InterleaveLower(d, v[p], v[p + 1]), t[p + 1] = hn::InterleaveUpper(d, v[p], v[p + 1]);
+    // t[2p]: rows 0-3 of columns 2p and 2p + 1 in pairs; t[2p + 1]: rows 4-7.
+    auto pairs = [&](auto dn, V a, V b, V &lo, V &hi) {
+        lo = hn::BitCast(d, hn::InterleaveLower(dn, hn::BitCast(dn, a), hn::BitCast(dn, b)));
+        hi = hn::BitCast(d, hn::InterleaveUpper(dn, hn::BitCast(dn, a), hn::BitCast(dn, b)));
+    };
+    for (size_t h = 0; h < 8; h += 4) {
+        pairs(d32, t[h], t[h + 2], u[h], u[h + 1]);         // rows 0-1, 2-3 of columns h .. h + 3
+        pairs(d32, t[h + 1], t[h + 3], u[h + 2], u[h + 3]); // rows 4-5, 6-7
+    }
+    for (size_t q = 0; q < 4; ++q) pairs(d64, u[q], u[q + 4], v[2 * q], v[2 * q + 1]);
+}
+
 // Transposes a square block in registers: on entry v[l] holds `lanes`
 // consecutive elements of column l, on return v[m] holds row m. Each round
 // splits every pair of vectors into its even and odd lanes, which rotates
 // the bits of (vector, lane) by one; log2(lanes) rounds swap them.
-#if HWY_TARGET != HWY_SCALAR
+// (2-byte lanes, 8 to a vector: by unpacks, transpose_8x8_blocks.)
 template <class D, class V> HWY_INLINE void transpose_block(D d, V *v) {
-    if constexpr (sizeof(hn::TFromD<D>) == 2 && (hn::MaxLanes(D()) == 8 || HWY_TARGET == HWY_AVX2)) {
-        // 8x8 of 2-byte lanes (each 128-bit block of 8 vectors on its own,
-        // where vectors are wider): interleaving 2-, 4- then 8-byte units takes 24
-        // single-cycle unpacks, where splitting even and odd lanes costs
-        // three instructions each without AVX-512 (a mask or shift per input
-        // and a pack).
-        const hn::Repartition<uint32_t, D> d32;
-        const hn::Repartition<uint64_t, D> d64;
-        V t[8], u[8];
-        for (size_t p = 0; p < 8; p += 2)
-            t[p] = hn::InterleaveLower(d, v[p], v[p + 1]), t[p + 1] = hn::InterleaveUpper(d, v[p], v[p + 1]);
-        // t[2p]: rows 0-3 of columns 2p and 2p + 1 in pairs; t[2p + 1]: rows 4-7.
-        auto pairs = [&](auto dn, V a, V b, V &lo, V &hi) {
-            lo = hn::BitCast(d, hn::InterleaveLower(dn, hn::BitCast(dn, a), hn::BitCast(dn, b)));
-            hi = hn::BitCast(d, hn::InterleaveUpper(dn, hn::BitCast(dn, a), hn::BitCast(dn, b)));
-        };
-        for (size_t h = 0; h < 8; h += 4) {
-            pairs(d32, t[h], t[h + 2], u[h], u[h + 1]);         // rows 0-1, 2-3 of columns h .. h + 3
-            pairs(d32, t[h + 1], t[h + 3], u[h + 2], u[h + 3]); // rows 4-5, 6-7
-        }
-        for (size_t q = 0; q < 4; ++q) pairs(d64, u[q], u[q + 4], v[2 * q], v[2 * q + 1]);
-        return;
-    }
+    if constexpr (sizeof(hn::TFromD<D>) == 2 && hn::MaxLanes(D()) == 8) return transpose_8x8_blocks(d, v);
     constexpr size_t kMax = hn::MaxLanes(D());
     const size_t lanes = hn::Lanes(d), half = lanes / 2;
     V t[kMax];
@@ -1441,7 +1445,7 @@ void add_out_transposed_bf16(const void *a_, int64_t pa, const void *b_, int64_t
                 for (int64_t h = 0; h < kLine; h += kLanes) {
                     V v[8];
                     for (int64_t l = 0; l < 8; ++l) v[l] = hn::Load(d, &rows8[l][h]);
-                    transpose_block(d, v); // v[m], block i: column j + h + 8 i + m, rows r0 + q ...
+                    transpose_8x8_blocks(d, v); // v[m], block i: column j + h + 8 i + m, rows r0 + q ...
                     for (int64_t m = 0; m < 8; ++m) {
                         hn::Store(hn::LowerHalf(d128, v[m]), d128, &staged[h + m][q]);
                         hn::Store(hn::UpperHalf(d128, v[m]), d128, &staged[h + 8 + m][q]);
