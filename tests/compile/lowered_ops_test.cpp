@@ -294,6 +294,15 @@ TEST(lowered_ops, linear_chains_in_registers_equal_their_nodes) {
                    make(5, op::kind::Minimum, {t(14), y.buf->lt}, 15), make(6, op::kind::ReLU, {t(15)}, 16)},
                   in, 16);
         }
+        {
+            // (One-input variadics are copies, not steps: once taken for ReLU,
+            // which zeroed the negative values.)
+            SCOPED_TRACE("one-input Maximum, Minimum, Sum before Mish");
+            same_as_op_by_op({make(0, op::kind::Maximum, {x.buf->lt}, 10), make(1, op::kind::Minimum, {t(10)}, 11),
+                              make(2, op::kind::Sum, {t(11)}, 12), make(3, op::kind::Mish, {t(12)}, 13),
+                              make(4, op::kind::Multiply, {t(13), y.buf->lt}, 14)},
+                             in, 14);
+        }
         for (op::kind f : {op::kind::Exp, op::kind::Log, op::kind::Mish, op::kind::GELU}) {
             SCOPED_TRACE(std::string("the one function ") + op_kind_name(f));
             same_as_op_by_op({make(0, op::kind::Add, {x.buf->lt, r.buf->lt}, 10), make(1, f, {t(10)}, 11),
