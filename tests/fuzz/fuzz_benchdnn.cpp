@@ -6,6 +6,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <unistd.h>
@@ -15,13 +16,16 @@
 
 namespace {
 
-const char *const kKnobs[] = {"--in-shapes=", "--op-attrs=", "--op-kind=", "--dt=", "--attr-fpmath=",
-                              "--expected-n-partitions=", "--mb=", "--impl=", "--policy=", "--num-threads=",
-                              "--max-ms-per-prb=", "--perf-template=", "--engine=", "--io-shapes=", "--reset",
-                              "--mode=", "--cold-cache="};
+const char *const kKnobs[] = {
+    "--in-shapes=", "--op-attrs=",  "--op-kind=", "--dt=",          "--attr-fpmath=",    "--expected-n-partitions=",
+    "--mb=",        "--impl=",      "--policy=",  "--num-threads=", "--max-ms-per-prb=", "--perf-template=",
+    "--engine=",    "--io-shapes=", "--reset",    "--mode=",        "--cold-cache="};
 
-std::string case_path() {
+// One case file per process, removed when it exits.
+const std::string &case_path() {
     static const std::string path = "/tmp/fuzz_benchdnn_case_" + std::to_string(getpid()) + ".json";
+    static const int removed = std::atexit([] { std::remove(path.c_str()); }); // (runs before path's destructor)
+    (void)removed;
     return path;
 }
 
@@ -37,8 +41,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::vector<std::string> args;
     for (int n = in.ConsumeIntegralInRange<int>(0, 4); n-- > 0;) {
         std::string knob = kKnobs[in.ConsumeIntegralInRange<size_t>(0, std::size(kKnobs) - 1)];
-        if (knob == "--mode=") knob += in.ConsumeBool() ? "L" : in.ConsumeRandomLengthString(3);
-        else if (knob != "--reset") knob += in.ConsumeRandomLengthString(48);
+        if (knob == "--mode=")
+            knob += in.ConsumeBool() ? "L" : in.ConsumeRandomLengthString(3);
+        else if (knob != "--reset")
+            knob += in.ConsumeRandomLengthString(48);
         args.push_back(knob);
     }
     // Listing only: cases are loaded, rewritten and partitioned, never run.
