@@ -828,6 +828,52 @@ struct gelu_tanh64_fn {
         return hn::IfThenElse(hn::Eq(x, hn::Set(dd, -HUGE_VAL)), hn::Set(dd, -0.0), r);
     }
 };
+#if HWY_TARGET <= HWY_AVX2
+// The same in f32 lanes (with FMA), w = 2z = A x + B x^3 (A = 2 sqrt(2/pi),
+// B = 0.044715 A, each as hi + lo) kept as w + w_lo: x^2, B x^2 and A + B x^2
+// with their exact errors (FMA; Fast2Sum, the larger term found by Max). The
+// sigmoid of w + w_lo as sigmoid32_fn's, without its quotient's correction
+// (4 ulp, not 1); |w| > 80 (|x| > 10.08; inf; a vector of them takes a
+// branch): x above, x e^(w + w_lo) below, x clamped to +-20 (x^2 finite, the
+// result -0 from x = -11 down), e^w's scale last so that subnormal results
+// round once.
+struct gelu_tanh32_fn {
+    static constexpr ew_fn fn = ew_fn::gelu_tanh;
+    static constexpr bool kF32 = true;
+    // w + w_lo (for |x| below 1.8e19: x^2 finite).
+    template <class DF> static void two_z(DF df, hn::Vec<DF> x, hn::Vec<DF> &w, hn::Vec<DF> &w_lo) {
+        const auto a_hi = hn::Set(df, 1.59576917f), b_hi = hn::Set(df, 0.0713548139f);
+        const auto x2 = hn::Mul(x, x), x2_lo = hn::MulSub(x, x, x2);
+        const auto p = hn::Mul(b_hi, x2), p_lo = hn::MulAdd(b_hi, x2_lo, hn::MulSub(b_hi, x2, p));
+        const auto q = hn::Add(a_hi, p), q_err = hn::Sub(hn::Min(a_hi, p), hn::Sub(q, hn::Max(a_hi, p)));
+        const auto q_lo =
+            hn::Add(hn::Add(p_lo, q_err), hn::MulAdd(hn::Set(df, 2.39883247e-09f), x2, hn::Set(df, -4.53406805e-08f)));
+        w = hn::Mul(x, q), w_lo = hn::MulAdd(x, q_lo, hn::MulSub(x, q, w));
+    }
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+        hn::Vec<DF> w, w_lo;
+        two_z(df, x, w, w_lo);
+        // sigmoid(w + w_lo) = num / (c + m): e^-|w| = m 2^k with the factor
+        // 1 -+ w_lo, c = 2^-k.
+        const auto neg = hn::Lt(w, hn::Zero(df));
+        const exp32_parts<DF, exp_range::near> e(df, hn::Or(w, hn::SignBit(df)));
+        const auto m = hn::MulAdd(hn::IfThenElse(neg, w_lo, hn::Neg(w_lo)), e.m, e.m);
+        const auto c = e.template pow2<-1>(df);
+        const auto num = hn::IfThenElse(neg, m, c), d = hn::Add(c, m);
+#if HWY_TARGET <= HWY_AVX3
+        const auto r = hn::Mul(x, hn::Mul(num, recip32(df, d)));
+#else
+        const auto r = hn::Mul(x, hn::Div(num, d));
+#endif
+        const auto far = hn::Gt(hn::Abs(w), hn::Set(df, 80.0f));
+        if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
+        const auto xc = hn::Min(hn::Max(x, hn::Set(df, -20.0f)), hn::Set(df, 20.0f));
+        two_z(df, xc, w, w_lo);
+        const auto tail = exp32_parts<DF>(df, w).times(df, hn::MulAdd(xc, w_lo, xc));
+        return hn::IfThenElse(far, hn::IfThenElse(hn::Lt(w, hn::Zero(df)), tail, x), r);
+    }
+};
+#endif
 
 // Whether F computes in f32 lanes (kF32) rather than f64 ones, or has both
 // and picks by its first constant (kEither: F::f32_for(p0)).
@@ -1446,7 +1492,11 @@ void set_unary(element_ops &o) {
     set_math<gelu_erf32_fn>(o);
     set_math<selu64_fn>(o);
     set_math<softplus_fn>(o);
+#if HWY_TARGET <= HWY_AVX2
+    set_math<gelu_tanh32_fn>(o);
+#else
     set_math<gelu_tanh64_fn>(o);
+#endif
 #else
     for (ew_fn f : {ew_fn::exp, ew_fn::log, ew_fn::tanh, ew_fn::sigmoid, ew_fn::elu, ew_fn::selu, ew_fn::softplus,
                     ew_fn::mish, ew_fn::gelu_tanh, ew_fn::erf, ew_fn::gelu_erf})
