@@ -834,13 +834,12 @@ struct gelu_tanh64_fn {
 // with their exact errors (FMA; Fast2Sum, the larger term found by Max). The
 // sigmoid of w + w_lo as sigmoid32_fn's, without its quotient's correction
 // (4 ulp, not 1); |w| > 80 (|x| > 10.08; inf; a vector of them takes a
-// branch): x above, x e^(w + w_lo) below, x clamped to +-20 (x^2 finite, the
-// result -0 from x = -11 down), e^w's scale last so that subnormal results
-// round once.
+// branch): x above, x e^(w + w_lo) below, e^w's scale last so that subnormal
+// results round once (-0 from x = -11 down).
 struct gelu_tanh32_fn {
     static constexpr ew_fn fn = ew_fn::gelu_tanh;
     static constexpr bool kF32 = true;
-    // w + w_lo (for |x| below 1.8e19: x^2 finite).
+    // w + w_lo (for |x| up to 20; inf or NaN for |x| from 1.8e19 on).
     template <class DF> static void two_z(DF df, hn::Vec<DF> x, hn::Vec<DF> &w, hn::Vec<DF> &w_lo) {
         const auto a_hi = hn::Set(df, 1.59576917f), b_hi = hn::Set(df, 0.0713548139f);
         const auto x2 = hn::Mul(x, x), x2_lo = hn::MulSub(x, x, x2);
@@ -867,9 +866,9 @@ struct gelu_tanh32_fn {
 #endif
         const auto far = hn::Gt(hn::Abs(w), hn::Set(df, 80.0f));
         if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
-        const auto xc = hn::Min(hn::Max(x, hn::Set(df, -20.0f)), hn::Set(df, 20.0f));
-        two_z(df, xc, w, w_lo);
-        const auto tail = exp32_parts<DF>(df, w).times(df, hn::MulAdd(xc, w_lo, xc));
+        // (-0 below x = -20, where x^2 and w may be infinite.)
+        const auto tail = hn::IfThenElse(hn::Lt(x, hn::Set(df, -20.0f)), hn::Set(df, -0.0f),
+                                         exp32_parts<DF>(df, w).times(df, hn::MulAdd(x, w_lo, x)));
         return hn::IfThenElse(far, hn::IfThenElse(hn::Lt(w, hn::Zero(df)), tail, x), r);
     }
 };
