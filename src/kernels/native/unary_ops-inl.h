@@ -833,7 +833,7 @@ struct gelu_tanh64_fn {
 // B = 0.044715 A, each as hi + lo) kept as w + w_lo: x^2, B x^2 and A + B x^2
 // with their exact errors (FMA; Fast2Sum, the larger term found by Max). The
 // sigmoid of w + w_lo as sigmoid32_fn's, without its quotient's correction
-// (4 ulp, not 1); |w| > 80 (|x| > 10.08; inf; a vector of them takes a
+// (4 ulp, not 1); |w| > 80 (|x| > 9.67; inf; a vector of them takes a
 // branch): x above, x e^(w + w_lo) below, e^w's scale last so that subnormal
 // results round once (-0 from x = -11 down).
 struct gelu_tanh32_fn {
