@@ -835,7 +835,7 @@ struct gelu_tanh64_fn {
 // sigmoid of w + w_lo as sigmoid32_fn's, without its quotient's correction
 // (4 ulp, not 1); |w| > 80 (|x| > 9.67; inf; a vector of them takes a
 // branch): x above, x e^(w + w_lo) below, e^w's scale last so that subnormal
-// results round once (-0 from x = -11 down).
+// results round once (-0 from x = -10.75 down).
 struct gelu_tanh32_fn {
     static constexpr ew_fn fn = ew_fn::gelu_tanh;
     static constexpr bool kF32 = true;
