@@ -285,17 +285,13 @@ public:
             for (int k = 0; k < x.n_args; ++k) f32 = f32 && x.in_dt[k] == data_type::f32;
             if (!f32) return;
             const int prev = n > 0 ? ~static_cast<int>(n - 1) : 0; // (args >= 0 are operands)
-            if (x.n_args == 1 && x.fn == ew_fn::identity) {        // (Sum, Max, ... of one input: no step)
+            if (x.n_args == 1) {
                 if (n == 0 ? x.arg[0] < 0 : x.arg[0] != prev) return;
                 if (n == 0) first = x.arg[0];
-                continue;
-            }
-            if (x.n_args == 1) {
+                if (x.fn == ew_fn::identity) continue; // (Sum, Max, ... of one input: no step)
                 const bool cheap = x.fn == ew_fn::relu;
                 if (!cheap && (own != ew_fn::identity || !element_ops_for_cpu().linear[static_cast<int>(x.fn)])) return;
                 if (!cheap) own = x.fn;
-                if (n == 0 ? x.arg[0] < 0 : x.arg[0] != prev) return;
-                if (n == 0) first = x.arg[0];
                 steps.push_back({x.fn, linear_step::unary, 0});
                 continue;
             }

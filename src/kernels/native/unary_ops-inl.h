@@ -1024,7 +1024,7 @@ void linear_loop(const void *const *in, const int64_t *strides, int first, const
     };
     HWY_ALIGN float buf[kMaxLinearOperands][kU * hn::MaxLanes(df)];
     HWY_ALIGN float res[kU * hn::MaxLanes(df)];
-    // Elements [i, i + k) (k <= kU lanes) through padded vectors.
+    // Elements [i, i + k) (k < kU vectors of lanes) through padded vectors.
     auto partial = [&](int64_t i, int64_t k) {
         for (int m = 0; m < kMaxLinearOperands; ++m)
             for (int64_t j = 0; j < kU * lanes; ++j)
