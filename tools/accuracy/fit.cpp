@@ -5,11 +5,13 @@
 // relative error of their Horner evaluation in that type (with FMA) measured
 // on 400,001 points.
 //
-//   fusebox-fit FUNCTION A B DEGREE [f32|f64] [CENTRE SCALE]
+//   fusebox-fit FUNCTION A B DEGREE [f32|f64] [CENTRE SCALE [split]]
 //
 // CENTRE SCALE: for a centred function, the powers are of (v - CENTRE) *
 // SCALE instead (a piece whose variable the kernel computes with another
-// piece's formula).
+// piece's formula). split: coefficient 0 as a rounded value and its
+// remainder (printed last), evaluated as c0 + (c0_lo + s P(s)): one rounding
+// at the end instead of c0's own and the sum's.
 //
 // FUNCTION: tanh_p    (tanh x - x) / x^3 in x^2
 //           erf_p     erf(x) / x - 1 in x^2 (absolute error)
@@ -21,6 +23,7 @@
 //           tanh_x1   tanh(x) / x - 1 in centred x (absolute error)
 //           tanhc_x   1 - tanh(x) in centred x (absolute error)
 //           sigmoidc_x  1 / (1 + e^x) in centred x
+//           phic_x    Phi(-x) = erfc(x / sqrt 2) / 2 in centred x
 //           expm1_r   (e^r - 1) / r in r
 //           log1p_f   log(1 + f) / f in f
 //           softplus_q  (log(1 + e^y) - ln 2 - y/2) / y^2 in y^2
@@ -66,6 +69,7 @@ const function kFunctions[] = {
     {"tanh_x1", [](ld x) { return x == 0 ? 0.0L : tanhl(x) / x - 1; }, true, true},
     {"tanhc_x", [](ld x) { return 2 / (expl(2 * x) + 1); }, true, true},
     {"sigmoidc_x", [](ld x) { return 1 / (expl(x) + 1); }, true, false},
+    {"phic_x", [](ld x) { return erfcl(x / sqrtl(2.0L)) / 2; }, true, false},
     {"expm1_r", [](ld v) { return v == 0 ? 1.0L : expm1l(v) / v; }, false, false},
     {"log1p_f", [](ld v) { return v == 0 ? 1.0L : log1pl(v) / v; }, false, false},
     {"softplus_q",
@@ -76,7 +80,7 @@ const function kFunctions[] = {
      false, false},
 };
 
-template <typename T> int fit(const function &fn, ld a, ld b, int n, ld centre, ld scale) {
+template <typename T> int fit(const function &fn, ld a, ld b, int n, ld centre, ld scale, bool split) {
     const ld c = (a + b) / 2, h = (b - a) / 2;
     // Chebyshev coefficients from the values at the n + 1 Chebyshev nodes.
     std::vector<ld> cheb(n + 1, 0);
@@ -110,12 +114,14 @@ template <typename T> int fit(const function &fn, ld a, ld b, int n, ld centre, 
     }
     m = mu;
     std::vector<T> coef(m.begin(), m.end());
+    const T c0_lo = static_cast<T>(m[0] - coef[0]);
     ld worst = 0, at = 0;
     for (int k = 0; k <= 400000; ++k) {
         const T v = static_cast<T>(a + (b - a) * k / 400000.0L);
         const T s = fn.centred ? (v - static_cast<T>(centre)) * static_cast<T>(scale) : v;
         T p = coef[n];
-        for (int i = n - 1; i >= 0; --i) p = std::fma(p, s, coef[i]);
+        for (int i = n - 1; i >= 1; --i) p = std::fma(p, s, coef[i]);
+        p = split ? coef[0] + std::fma(p, s, c0_lo) : std::fma(p, s, coef[0]);
         const ld exact = fn.f(v);
         const ld err = fabsl((p - exact) / (fn.absolute ? 1 : exact));
         if (err > worst) worst = err, at = v;
@@ -124,7 +130,8 @@ template <typename T> int fit(const function &fn, ld a, ld b, int n, ld centre, 
                 fn.absolute ? "absolute" : "relative", worst, static_cast<double>(log2l(worst)), at);
     if (fn.centred) std::printf("centre %.9Lg, scale %.9Lg\n", centre, scale);
     for (int i = 0; i <= n; ++i)
-        std::printf("%.*g%s", sizeof(T) == 4 ? 9 : 17, static_cast<double>(coef[i]), i < n ? ", " : "\n");
+        std::printf("%.*g%s", sizeof(T) == 4 ? 9 : 17, static_cast<double>(coef[i]), i < n || split ? ", " : "\n");
+    if (split) std::printf("%.*g\n", sizeof(T) == 4 ? 9 : 17, static_cast<double>(c0_lo));
     return 0;
 }
 
@@ -132,7 +139,7 @@ template <typename T> int fit(const function &fn, ld a, ld b, int n, ld centre, 
 
 int main(int argc, char **argv) {
     if (argc < 5) {
-        std::fprintf(stderr, "usage: fusebox-fit FUNCTION A B DEGREE [f32|f64] [CENTRE SCALE]\n");
+        std::fprintf(stderr, "usage: fusebox-fit FUNCTION A B DEGREE [f32|f64] [CENTRE SCALE [split]]\n");
         return 2;
     }
     for (const function &fn : kFunctions)
@@ -144,8 +151,9 @@ int main(int argc, char **argv) {
             const ld centre = argc > 7 ? strtold(argv[6], nullptr) : (a + b) / 2,
                      scale = argc > 7 ? strtold(argv[7], nullptr) : 2 / (b - a);
             if (!(scale > 0)) return std::fprintf(stderr, "fusebox-fit: need SCALE > 0\n"), 2;
-            return argc > 5 && std::strcmp(argv[5], "f64") == 0 ? fit<double>(fn, a, b, n, centre, scale)
-                                                                : fit<float>(fn, a, b, n, centre, scale);
+            const bool split = argc > 8 && std::strcmp(argv[8], "split") == 0;
+            return argc > 5 && std::strcmp(argv[5], "f64") == 0 ? fit<double>(fn, a, b, n, centre, scale, split)
+                                                                : fit<float>(fn, a, b, n, centre, scale, split);
         }
     std::fprintf(stderr, "fusebox-fit: unknown function %s\n", argv[1]);
     return 2;

@@ -521,6 +521,137 @@ HWY_INLINE hn::Vec<DF> saturating_pieces(DF df, hn::Vec<DF> x, const float (&c)[
     const auto far = hn::CopySign(hn::Sub(hn::Set(df, 1.0f), h), x);
     return hn::IfThenElse(hn::Ge(ax, hn::Set(df, split)), far, hn::MulAdd(x, h, x));
 }
+// The same with 32 pieces of a >= 0, picked from two tables by one permute
+// each (coefficient j of piece k at c[j][k]; k up to 31, s = scale a - k);
+// coefficient 0 as a rounded value and its remainder (the last row):
+// c0 + (c0_lo + s P(s)), one rounding at the end instead of two.
+template <class DF, size_t N>
+HWY_INLINE hn::Vec<DF> pieces32(DF df, hn::Vec<DF> a, const float (&c)[N][32], float scale) {
+    const auto shifter = hn::Set(df, 0x1.8p23f), k_scale = hn::Set(df, scale);
+    const auto t = hn::MulAdd(hn::Min(a, hn::Set(df, 31.0f / scale)), k_scale, shifter);
+    const auto s = hn::MulSub(a, k_scale, hn::Sub(t, shifter));
+    const __m512i piece = _mm512_castps_si512(t.raw); // (permutes of two tables read the low 5 bits)
+    auto coef = [&](size_t j) {
+        return hn::Vec<DF>{_mm512_permutex2var_ps(hn::Load(df, c[j]).raw, piece, hn::Load(df, c[j] + 16).raw)};
+    };
+    auto h = coef(N - 2);
+    for (size_t j = N - 2; j-- > 1;) h = hn::MulAdd(h, s, coef(j));
+    return hn::Add(coef(0), hn::MulAdd(h, s, coef(N - 1)));
+}
+// sigmoid(-a) = 1 / (1 + e^a) on the pieces [k/2 - 1/4, k/2 + 1/4] of a
+// (the first from 0, the last up to 15.75), degree 5 in s = 2a - k
+// (fusebox-fit sigmoidc_x with CENTRE k/2, SCALE 2, split; relative error
+// at most 2^-23.1 in f32, rounding included). Coefficient j of piece k at
+// kSigmoidPieces[j][k], coefficient 0's remainder last.
+// clang-format off
+alignas(64) constexpr float kSigmoidPieces[7][32] = {
+    {0.5f, 0.377540678f, 0.268941432f, 0.182425529f, 0.119202919f, 0.0758581758f,
+     0.0474258736f, 0.0293122306f, 0.0179862101f, 0.0109869428f, 0.00669285096f, 0.00407013763f,
+     0.00247262325f, 0.00150118233f, 0.000911051175f, 0.000552778656f, 0.000335350138f, 0.000203426986f,
+     0.00012339458f, 7.48462262e-05f, 4.53978682e-05f, 2.75356906e-05f, 1.67014223e-05f, 1.01299911e-05f,
+     6.14417468e-06f, 3.72663931e-06f, 2.26032421e-06f, 1.37095719e-06f, 8.31528041e-07f, 5.0434744e-07f,
+     3.05902233e-07f, 1.85539108e-07f},
+    {-0.125f, -0.117501855f, -0.0983059704f, -0.0745732263f, -0.0524967909f, -0.0350518599f,
+     -0.0225883294f, -0.0142265121f, -0.00883135293f, -0.00543311471f, -0.00332402834f, -0.00202678586f,
+     -0.00123325468f, -0.00074946438f, -0.000455110596f, -0.000276236533f, -0.00016761884f, -0.0001016928f,
+     -6.16896723e-05f, -3.74203119e-05f, -2.26979046e-05f, -1.3767466e-05f, -8.35057108e-06f, -5.06494416e-06f,
+     -3.07206847e-06f, -1.86331272e-06f, -1.1301596e-06f, -6.85477687e-07f, -4.15763679e-07f, -2.52173578e-07f,
+     -1.5295106e-07f, -9.27695325e-08f},
+    {-6.0459314e-08f, 0.00719430437f, 0.0113570029f, 0.0118412711f, 0.00999539346f, 0.00743354438f,
+     0.00511147734f, 0.0033481312f, 0.00212841644f, 0.00132842886f, 0.000819880399f, 0.000502569485f,
+     0.000306787377f, 0.000186802514f, 0.000113569673f, 6.89823792e-05f, 4.1876352e-05f, 2.54127026e-05f,
+     1.541852e-05f, 9.35362095e-06f, 5.67392635e-06f, 3.44165596e-06f, 2.08756046e-06f, 1.26620262e-06f,
+     7.68002963e-07f, 4.65821842e-07f, 2.82536888e-07f, 1.71367901e-07f, 1.0394011e-07f, 6.30429469e-08f,
+     3.82375092e-08f, 2.31922339e-08f},
+    {0.00260465662f, 0.00200741645f, 0.000735979935f, -0.000326611567f, -0.000809407036f, -0.000846182695f,
+     -0.000686068321f, -0.000491576619f, -0.000328977359f, -0.000211620529f, -0.000132976507f, -8.23953669e-05f,
+     -5.06250581e-05f, -3.0946765e-05f, -1.88593349e-05f, -1.1471674e-05f, -6.97005271e-06f, -4.23201845e-06f,
+     -2.56849376e-06f, -1.55847556e-06f, -9.45485908e-07f, -5.73548164e-07f, -3.47904688e-07f, -2.11025963e-07f,
+     -1.27997794e-07f, -7.76360878e-08f, -4.70892196e-08f, -2.856126e-08f, -1.73233552e-08f, -1.05071729e-08f,
+     -6.37293285e-09f, -3.86538268e-09f},
+    {-1.6983131e-06f, -0.000269649783f, -0.000319332321f, -0.00019477382f, -5.49859142e-05f, 2.38908033e-05f,
+     4.84333941e-05f, 4.58451832e-05f, 3.49505535e-05f, 2.41005546e-05f, 1.57511531e-05f, 9.98590076e-06f,
+     6.21933395e-06f, 3.83282668e-06f, 2.3472046e-06f, 1.4319611e-06f, 8.71594352e-07f, 5.29778617e-07f,
+     3.2174313e-07f, 1.9530026e-07f, 1.1851197e-07f, 7.19018942e-08f, 4.36183356e-08f, 2.64586646e-08f,
+     1.60490252e-08f, 9.73460601e-09f, 5.90447646e-09f, 3.58129748e-09f, 2.17218576e-09f, 1.31750422e-09f,
+     7.99109223e-10f, 4.84685181e-10f},
+    {-6.28174384e-05f, -3.51481867e-05f, 1.29675591e-05f, 3.10203795e-05f, 2.25825024e-05f, 9.42529732e-06f,
+     1.34403285e-06f, -1.78245864e-06f, -2.32706407e-06f, -1.94624545e-06f, -1.39606266e-06f, -9.30543649e-07f,
+     -5.96262907e-07f, -3.73608486e-07f, -2.31057086e-07f, -1.41793066e-07f, -8.6611486e-08f, -5.27574002e-08f,
+     -3.2081843e-08f, -1.94891356e-08f, -1.18319905e-08f, -7.18059834e-09f, -4.35677405e-09f, -2.64307665e-09f,
+     -1.60331293e-09f, -9.72534164e-10f, -5.89899685e-10f, -3.57802482e-10f, -2.17021956e-10f, -1.31631858e-10f,
+     -7.98392671e-11f, -4.84251493e-11f},
+    {-1.85135657e-11f, -4.89389684e-09f, -7.87549137e-09f, -4.88443508e-09f, 1.59948488e-09f, 3.36242634e-09f,
+     -8.2428403e-10f, -1.44622309e-11f, -9.21291793e-11f, -1.23548186e-10f, 4.83482742e-12f, 1.20971233e-10f,
+     -7.25109903e-11f, -5.58690524e-11f, 2.88919392e-11f, -1.35422064e-11f, -3.95183495e-12f, -5.34912175e-12f,
+     -3.1557903e-12f, 2.10314361e-12f, 9.48477516e-13f, 8.00468307e-13f, -2.57315734e-13f, -8.29300482e-15f,
+     -9.18778586e-15f, 1.72539595e-14f, 1.13199929e-13f, 2.83050103e-14f, -4.60015081e-15f, -2.6701023e-14f,
+     -3.14938158e-15f, -3.82715659e-15f},
+};
+// clang-format on
+// Phi(-a) = erfc(a / sqrt 2) / 2 on the pieces [k/4 - 1/8, k/4 + 1/8] of a
+// (the first from 0, the last up to 7.875), degree 7 in s = 4a - k
+// (fusebox-fit phic_x with CENTRE k/4, SCALE 4, split; relative error at
+// most 2^-21.1 in f32, rounding included: the high pieces fall by e^2
+// across, their terms cancel). Layout as kSigmoidPieces.
+// clang-format off
+alignas(64) constexpr float kPhiPieces[9][32] = {
+    {0.5f, 0.401293665f, 0.308537543f, 0.22662735f, 0.158655256f, 0.105649777f,
+     0.066807203f, 0.0400591567f, 0.0227501318f, 0.0122244731f, 0.00620966544f, 0.00297976332f,
+     0.00134989806f, 0.000577025057f, 0.000232629085f, 8.84172841e-05f, 3.16712431e-05f, 1.06885254e-05f,
+     3.39767303e-06f, 1.01708326e-06f, 2.86651584e-07f, 7.60496022e-08f, 1.89895619e-08f, 4.46217241e-09f,
+     9.86587589e-10f, 2.05226336e-10f, 4.01600038e-11f, 7.39225781e-12f, 1.27981252e-12f, 2.08385799e-13f,
+     3.19089136e-14f, 4.59462688e-15f},
+    {-0.0997355729f, -0.096667029f, -0.0880163312f, -0.0752843544f, -0.0604926795f, -0.0456622727f,
+     -0.0323794f, -0.0215693302f, -0.0134977419f, -0.00793491304f, -0.00438207528f, -0.00227339054f,
+     -0.0011079621f, -0.000507262012f, -0.00021817068f, -8.81489177e-05f, -3.34575561e-05f, -1.19296592e-05f,
+     -3.99593546e-06f, -1.25737677e-06f, -3.71679874e-07f, -1.03211775e-07f, -2.69244005e-08f, -6.59810784e-09f,
+     -1.51897073e-09f, -3.28500449e-10f, -6.6738913e-11f, -1.2737345e-11f, -2.28368019e-12f, -3.8463449e-13f,
+     -6.08580162e-14f, -9.04573589e-15f},
+    {1.11077955e-12f, 0.00302084466f, 0.0055010207f, 0.00705790846f, 0.00756158493f, 0.00713473f,
+     0.00607113726f, 0.00471829111f, 0.00337443547f, 0.00223169429f, 0.00136939844f, 0.000781478011f,
+     0.000415485789f, 0.000206075187f, 9.54496718e-05f, 4.13198068e-05f, 1.67287781e-05f, 6.33763148e-06f,
+     2.24771384e-06f, 7.46567594e-07f, 2.32299982e-07f, 6.77327492e-08f, 1.85105353e-08f, 4.74239403e-09f,
+     1.13922927e-09f, 2.56641375e-10f, 5.42254783e-11f, 1.07471636e-11f, 1.9982271e-12f, 3.48576555e-13f,
+     5.70547095e-14f, 8.76311912e-15f},
+    {0.00103891222f, 0.00094401394f, 0.000687627587f, 0.000343092775f, 1.3082043e-12f, -0.000267552357f,
+     -0.000421606761f, -0.000463403558f, -0.000421804434f, -0.000335787336f, -0.000239644738f, -0.000155407557f,
+     -9.23301777e-05f, -5.05280514e-05f, -2.55668765e-05f, -1.19942215e-05f, -5.22774326e-06f, -2.12031046e-06f,
+     -8.012683e-07f, -2.82418625e-07f, -9.29199757e-08f, -2.85579471e-08f, -8.20352941e-09f, -2.20366547e-09f,
+     -5.53791568e-10f, -1.30245356e-10f, -2.86768942e-11f, -5.91258683e-12f, -1.14184118e-12f, -2.06591051e-13f,
+     -3.50251105e-14f, -5.5652593e-15f},
+    {1.32242342e-10f, -4.62170683e-05f, -7.87902463e-05f, -8.96020065e-05f, -7.87663666e-05f, -5.34176506e-05f,
+     -2.37155873e-05f, 1.53568669e-06f, 1.75750465e-05f, 2.39732399e-05f, 2.3179955e-05f, 1.85703375e-05f,
+     1.29839827e-05f, 8.11692553e-06f, 4.59849844e-06f, 2.38073108e-06f, 1.13267299e-06f, 4.97185511e-07f,
+     2.01939372e-07f, 7.60641186e-08f, 2.66165934e-08f, 8.66452687e-09f, 2.626942e-09f, 7.42467587e-10f,
+     1.95779754e-10f, 4.81960097e-11f, 1.10829479e-11f, 2.38185014e-12f, 4.78602184e-13f, 8.99495661e-14f,
+     1.58172646e-14f, 2.60314845e-15f},
+    {-9.74033355e-06f, -8.2723891e-06f, -4.47673847e-06f, 1.43576329e-07f, 3.93829941e-06f, 5.84688087e-06f,
+     5.73120951e-06f, 4.21002233e-06f, 2.19690901e-06f, 4.51022458e-07f, -6.50815537e-07f, -1.09646669e-06f,
+     -1.08199606e-06f, -8.45297222e-07f, -5.65047515e-07f, -3.33942126e-07f, -1.77525664e-07f, -8.57749711e-08f,
+     -3.79251155e-08f, -1.54179229e-08f, -5.78320991e-09f, -2.00679162e-09f, -6.45535292e-10f, -1.92812849e-10f,
+     -5.35464936e-11f, -1.38415694e-11f, -3.33350708e-12f, -7.48549226e-13f, -1.56831999e-13f, -3.06758708e-14f,
+     -5.60437486e-15f, -9.56794335e-16f},
+    {1.12349552e-09f, 4.69517289e-07f, 7.47193212e-07f, 7.39963014e-07f, 4.9137526e-07f, 1.41119386e-07f,
+     -1.59240585e-07f, -3.18401021e-07f, -3.28656569e-07f, -2.41814348e-07f, -1.25577685e-07f, -2.94905362e-08f,
+     2.67180962e-08f, 4.66260062e-08f, 4.40054073e-08f, 3.23386224e-08f, 2.01783692e-08f, 1.10780158e-08f,
+     5.45145573e-09f, 2.43144882e-09f, 9.90112436e-10f, 3.69983488e-10f, 1.27344163e-10f, 4.0486111e-11f,
+     1.1915891e-11f, 3.2524543e-12f, 8.24497046e-13f, 1.94348701e-13f, 4.26409667e-14f, 8.71561158e-15f,
+     1.66078819e-15f, 2.9522526e-16f},
+    {7.14267898e-08f, 5.7181083e-08f, 1.98953352e-08f, -2.08386854e-08f, -4.6717247e-08f, -4.96477597e-08f,
+     -3.39930608e-08f, -1.13708349e-08f, 7.12170856e-09f, 1.60313647e-08f, 1.60019873e-08f, 1.10129905e-08f,
+     5.1643303e-09f, 8.6966101e-10f, -1.29464373e-09f, -1.8407954e-09f, -1.55607771e-09f, -1.03904485e-09f,
+     -5.91316551e-10f, -2.96338898e-10f, -1.33090747e-10f, -5.41425897e-11f, -2.00931858e-11f, -6.83689997e-12f,
+     -2.14084176e-12f, -6.18673515e-13f, -1.65372897e-13f, -4.09616697e-14f, -9.41554286e-15f, -2.01096294e-15f,
+     -3.99490834e-16f, -7.38823363e-17f},
+    {1.0500498e-16f, 9.14651643e-09f, -4.0938275e-09f, 2.52348897e-09f, -2.10143081e-09f, -3.08993853e-09f,
+     -1.72604664e-09f, 1.47863111e-10f, 1.62256028e-10f, -4.04147688e-10f, -1.17959587e-10f, -8.27757862e-11f,
+     -2.35454746e-11f, -1.48793113e-11f, -6.03584977e-12f, 1.06837824e-12f, -1.21906304e-12f, 3.37588003e-13f,
+     9.68226354e-14f, -2.21087712e-14f, -1.27997995e-14f, 2.79838256e-15f, 4.63695587e-16f, 1.53811257e-17f,
+     4.58382103e-17f, 3.579895e-18f, 1.18928068e-18f, -2.58174443e-19f, -2.90777379e-20f, 4.93297438e-21f,
+     6.39130511e-22f, 6.75982988e-23f},
+};
+// clang-format on
 // tanh on 16 pieces of |x|, one per lane of a 512-bit table: piece k of
 // [k/2 - 1/4, k/2 + 1/4] (the first from 0, the last [7.25, 9.1]) a
 // degree-6 polynomial h_k in s = 2|x| - k (fusebox-fit tanh_x1 and tanhc_x
@@ -573,7 +704,11 @@ struct tanh32_fn {
         return hn::CopySign(hn::IfThenElse(hn::Lt(a, one), near, far), x);
     }
 };
-// With e^-|x| = 2^k m (k <= 0) and c = 2^-k: 1 / (1 + e^-x) = c / (c + m)
+// With AVX-512, from the pieces of sigmoid(-|x|) = h above
+// (kSigmoidPieces): h below 0, 1 - h above (h <= 1/2: at most half an ulp
+// more); past |x| = 15.75, where the pieces end, as elsewhere (vectors
+// holding such lanes). Elsewhere (the quotient):
+// with e^-|x| = 2^k m (k <= 0) and c = 2^-k: 1 / (1 + e^-x) = c / (c + m)
 // for x >= 0, e^x / (1 + e^x) = m / (c + m) below. m = 1 + p and c + m are
 // each kept as a rounded value and its exact error (Fast2Sum: c is a power
 // of two at least m's binade), and the quotient corrected by its remainder,
@@ -590,6 +725,18 @@ struct sigmoid32_fn {
     static constexpr ew_fn fn = ew_fn::sigmoid;
     static constexpr bool kF32 = true;
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+#if HWY_TARGET <= HWY_AVX3
+        if constexpr (hn::MaxLanes(DF()) == 16) {
+            const auto ax = hn::Abs(x), h = pieces32(df, ax, kSigmoidPieces, 2.0f);
+            const auto r = hn::IfThenElse(hn::Lt(x, hn::Zero(df)), h, hn::Sub(hn::Set(df, 1.0f), h));
+            const auto far = hn::Gt(ax, hn::Set(df, 15.75f));
+            if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
+            return hn::IfThenElse(far, quotient(df, x), r);
+        }
+#endif
+        return quotient(df, x);
+    }
+    template <class DF> static hn::Vec<DF> quotient(DF df, hn::Vec<DF> x) {
         const auto one = hn::Set(df, 1.0f);
         const auto ax = hn::Abs(x);
         const auto neg = hn::Lt(x, hn::Zero(df));
@@ -733,6 +880,9 @@ struct erf32_fn {
 #endif
     }
 };
+// x Phi(x): with AVX-512 from the pieces of Phi(-|x|) = h above
+// (kPhiPieces), x - |x| h for x > 0 and x h below (below -7.875, where the
+// pieces end, as elsewhere: vectors holding such lanes). Elsewhere
 // 0.5 x erfc(-x / sqrt 2), as x - 0.5 x erfc a for x > 0 and 0.5 x erfc a
 // below (the negative tail without cancellation), a = |x| / sqrt 2, erfc a =
 // e^(-x^2/2) R(a) with x^2 in two parts (hi + lo exactly), so that the
@@ -743,6 +893,19 @@ struct gelu_erf32_fn {
     static constexpr ew_fn fn = ew_fn::gelu_erf;
     static constexpr bool kF32 = true;
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+#if HWY_TARGET <= HWY_AVX3
+        if constexpr (hn::MaxLanes(DF()) == 16) {
+            const auto a = hn::Min(hn::Abs(x), hn::Set(df, 7.875f)), h = pieces32(df, a, kPhiPieces, 4.0f);
+            // (Above 7.875, a h < 2^-46 leaves x as it is, inf included.)
+            const auto r = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::NegMulAdd(a, h, x), hn::Mul(x, h));
+            const auto far = hn::Lt(x, hn::Set(df, -7.875f));
+            if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
+            return hn::IfThenElse(far, exp_form(df, x), r);
+        }
+#endif
+        return exp_form(df, x);
+    }
+    template <class DF> static hn::Vec<DF> exp_form(DF df, hn::Vec<DF> x) {
         const auto one = hn::Set(df, 1.0f), half = hn::Set(df, 0.5f);
         const auto xc = hn::Min(hn::Max(x, hn::Set(df, -15.0f)), hn::Set(df, 15.0f)); // (GELU(-15) is -0 in f32)
         // (hi + lo = x^2 exactly.)
