@@ -1346,7 +1346,8 @@ void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, 
         for (int64_t r = r0; r < rows; ++r) out[j * po + r] = a[r * pa + j] + b[r * pb + j];
 }
 
-// add_out_transposed for f16 and bf16 (IO): the sums computed and transposed
+// add_out_transposed for f16 with AVX-512 (IO: f16_io; bf16 takes
+// add_out_transposed_bf16 below): the sums computed and transposed
 // in f32 lanes, each pair of transposed vectors rounded once into one
 // full-width vector of the output type (the bits the element loop gives),
 // the blocks of a line of rows (kSub) at a time, so that every output line is
@@ -1400,8 +1401,8 @@ void add_out_transposed_half(const void *a_, int64_t pa, const void *b_, int64_t
         for (int64_t r = r0; r < rows; ++r) out[j * po + r] = sum(r, j);
 }
 
-// add_out_transposed for bf16 with AVX2: the sums of each line of a row (32
-// columns) at once, widened in even/odd pairs and rounded back into memory
+// add_out_transposed for bf16 with AVX2 and AVX-512 (256-bit vectors on
+// both): the sums of each line of a row (32 columns) at once, widened in even/odd pairs and rounded back into memory
 // order in integer lanes (binary_f32's bf16 loop), 8 rows at a time; then
 // transposed as 2-byte lanes, an 8x8 block per 128 bits, into a staged
 // block of 32 columns by 32 rows from which each output line leaves whole.
@@ -1410,8 +1411,9 @@ void add_out_transposed_half(const void *a_, int64_t pa, const void *b_, int64_t
 // set of the L1, which holds 12 of its 64 streams' lines (bf16 NCHW -> NHWC
 // on one thread, capped to AVX2 on a Zen 5: 9.7 - 10.3 ms through the tile,
 // 12.7 summing 16 columns per row at a time, 8.4 a line at a time, 6.5 with
-// the prefetch into L2).
-#if HWY_TARGET == HWY_AVX2
+// the prefetch into L2; with AVX-512, 9.5 through add_out_transposed_half's
+// 16-column reads, 6.2 here).
+#if HWY_TARGET <= HWY_AVX2
 void add_out_transposed_bf16(const void *a_, int64_t pa, const void *b_, int64_t pb, void *out_, int64_t po,
                              int64_t rows, int64_t cols, bool stream) {
     const auto *a = static_cast<const uint16_t *>(a_), *b = static_cast<const uint16_t *>(b_);
@@ -1714,9 +1716,9 @@ const element_ops *get_element_ops() {
 #endif
         o.out_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f32)] = add_out_transposed<float>;
 #if HWY_TARGET <= HWY_AVX3
-        o.out_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::bf16)] = add_out_transposed_half<bf16_io>;
         o.out_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f16)] = add_out_transposed_half<f16_io>;
-#elif HWY_TARGET == HWY_AVX2
+#endif
+#if HWY_TARGET <= HWY_AVX2
         o.out_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::bf16)] = add_out_transposed_bf16;
 #endif
         o.copy = copy_bytes;
