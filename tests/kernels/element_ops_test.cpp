@@ -357,8 +357,63 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
     EXPECT_GT(checked, 0);
 }
 
+TEST(element_ops, comparisons_out_transposed_are_the_comparison_then_the_transpose) {
+    // Where a target has them (AVX2, AVX-512): f32 into booleans, whole
+    // strips (64 rows), blocks of 64 and 16 columns and the tails of both.
+    using fusebox::detail::ew_fn;
+    const std::pair<ew_fn, bool (*)(float, float)> kinds[] = {
+        {ew_fn::equal, [](float x, float y) { return x == y; }},
+        {ew_fn::greater, [](float x, float y) { return x > y; }},
+        {ew_fn::greater_equal, [](float x, float y) { return x >= y; }},
+        {ew_fn::less, [](float x, float y) { return x < y; }},
+        {ew_fn::less_equal, [](float x, float y) { return x <= y; }}};
+    const float pool[] = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          -1.0f,
+                          2.5f,
+                          std::numeric_limits<float>::quiet_NaN(),
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(),
+                          1e-40f};
+    std::mt19937_64 rng(7);
+    int checked = 0;
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
+        for (const auto &[fn_kind, want_of] : kinds) {
+            const auto fn = ops->out_transposed[static_cast<int>(fn_kind)][fusebox::detail::dtype_index(dt::f32)];
+            if (!fn) continue;
+            for (int64_t rows : {int64_t{64}, int64_t{128}, int64_t{70}, int64_t{5}})
+                for (int64_t cols : {int64_t{64}, int64_t{130}, int64_t{16}, int64_t{3}})
+                    for (int64_t po : {int64_t{128}, rows + 3})
+                        for (bool stream : {false, true}) {
+                            const int64_t pa = cols + 5, pb = cols + 1;
+                            std::vector<float> a(static_cast<size_t>(rows * pa)), b(static_cast<size_t>(rows * pb));
+                            for (auto *v : {&a, &b})
+                                for (float &x : *v) x = pool[rng() % 9];
+                            std::vector<uint8_t, aligned_allocator<uint8_t>> out(static_cast<size_t>(cols * po + 64));
+                            std::vector<uint8_t> guard(out.size());
+                            for (auto &g : guard) g = static_cast<uint8_t>(rng() | 2); // never a boolean
+                            std::copy(guard.begin(), guard.end(), out.begin());
+                            fn(a.data(), pa, b.data(), pb, out.data(), po, rows, cols, stream);
+                            for (size_t i = 0; i < out.size(); ++i) {
+                                const int64_t j = static_cast<int64_t>(i) / po, r = static_cast<int64_t>(i) % po;
+                                const bool inside = j < cols && r < rows;
+                                const uint8_t want = inside ? want_of(a[static_cast<size_t>(r * pa + j)],
+                                                                      b[static_cast<size_t>(r * pb + j)])
+                                                            : guard[i];
+                                ASSERT_EQ(out[i], want) << ops->isa << " fn " << static_cast<int>(fn_kind)
+                                                        << " rows=" << rows << " cols=" << cols << " po=" << po
+                                                        << " r=" << r << " j=" << j << " stream=" << stream;
+                            }
+                            ++checked;
+                        }
+        }
+    if (checked == 0)
+        GTEST_SKIP() << "no target here has a comparison into a transposed output (AVX2 and AVX-512 only)";
+}
+
 TEST(element_ops, half_precision_add_out_transposed_is_the_rounded_add_then_the_transpose) {
-    // Where a target has it (AVX-512): bf16 and f16, whole strips (32 rows)
+    // Where a target has it (bf16: AVX2 and AVX-512; f16: AVX-512): whole strips (32 rows)
     // and tails, bits compared with the reference rounding of the f32 sum.
     std::mt19937_64 rng(6);
     int checked = 0;
@@ -397,7 +452,8 @@ TEST(element_ops, half_precision_add_out_transposed_is_the_rounded_add_then_the_
                             ++checked;
                         }
         }
-    if (checked == 0) GTEST_SKIP() << "no target here has a half-precision Add into a transposed output (AVX-512 only)";
+    if (checked == 0)
+        GTEST_SKIP() << "no target here has a half-precision Add into a transposed output (AVX2, AVX-512)";
 }
 
 // One- and three-input loops (LogicalNot, BitwiseNot; Where, Select) and

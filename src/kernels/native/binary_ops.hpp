@@ -80,7 +80,8 @@ struct element_ops {
     // [fn]: linear chains of f32 nodes whose one function of their own is fn
     // (identity: none, only the cheap steps)
     linear_fn linear[kNumEwFns];
-    // [fn][t]: fn of two operands along their rows into a transposed output (Add: f32)
+    // [fn][t]: fn of two operands of type t along their rows into a
+    // transposed output (Add: f32, bf16, f16; the comparisons: f32 into booleans)
     add_transposed_fn out_transposed[kNumEwFns][kNumDataTypes];
 };
 

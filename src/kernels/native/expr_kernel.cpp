@@ -324,15 +324,22 @@ public:
     // Strips of one op of two operands along their rows run the op and the
     // transpose in registers where the loops have that: no tile, straight to
     // the output.
+    // Such a strip is one output line tall (a comparison's strip of 64 rows,
+    // where the tiles take 16: its rows' lines are used at once).
     void plan_strip_add(const fused_expr &e, size_t rank) {
+        if (!strips_ || e.nodes.size() != 1 || e.nodes[0].n_args != 2) return;
+        const expr_node &n = e.nodes[0];
+        if (n.in_dt[0] != n.in_dt[1] || (n.out_dt != n.in_dt[0] && n.out_dt != data_type::boolean) || n.arg[0] < 0 ||
+            n.arg[1] < 0)
+            return;
         // Strips shorter than their height (fewer rows in all) would run
         // the kernel's scalar tail everywhere.
-        if (!strips_ || shape_[rank - 2] < tile_rows_ || e.nodes.size() != 1 || e.nodes[0].n_args != 2) return;
-        const expr_node &n = e.nodes[0];
-        if (n.in_dt[0] != n.in_dt[1] || n.out_dt != n.in_dt[0] || n.arg[0] < 0 || n.arg[1] < 0) return;
+        const int64_t height = 64 / static_cast<int64_t>(out_size_);
+        if (shape_[rank - 2] < height) return;
         for (int k : n.arg)
             if (operands_[static_cast<size_t>(k)].strides[rank - 1] != 1) return; // broadcast or gathered
-        strip_add_ = element_ops_for_cpu().out_transposed[static_cast<int>(n.fn)][dtype_index(n.out_dt)];
+        strip_add_ = element_ops_for_cpu().out_transposed[static_cast<int>(n.fn)][dtype_index(n.in_dt[0])];
+        if (strip_add_) tile_rows_ = height, strip_stream_ = stream_;
     }
 
     // Transposing partitions. An operand read across the inner dim has its
