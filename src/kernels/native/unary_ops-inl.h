@@ -104,7 +104,14 @@ struct square_fn {
 struct relu_fn {
     static constexpr int params = 0;
     template <typename T> static constexpr bool vector = true;
-    template <class V> static V vec(V x, V, V) { return maximum_fn::vec(x, hn::Zero(hn::DFromV<V>())); }
+    // Maximum(x, 0)'s bits (+0 for -0, NaN kept) in two instructions: the
+    // lanes not above 0 and not NaN are +0.
+    template <class V> static V vec(V x, V, V) {
+        if constexpr (std::is_floating_point_v<hn::TFromV<V>>)
+            return hn::IfThenZeroElse(hn::Le(x, hn::Zero(hn::DFromV<V>())), x);
+        else
+            return maximum_fn::vec(x, hn::Zero(hn::DFromV<V>()));
+    }
     template <typename T> static T scalar(T x, T, T) { return maximum_fn::scalar<T>(x, T(0)); }
 };
 // max(0, min(1, alpha * x + beta)), each step rounded.
@@ -1204,9 +1211,14 @@ void linear_loop(const void *const *in, const int64_t *strides, int first, const
     }
     V bcast[kMaxLinearOperands];
     for (int m = 0; m < kMaxLinearOperands; ++m) bcast[m] = hn::Set(df, x[m] && !strides[m] ? x[m][0] : 0.0f);
+    // The operands read along the output, for the prefetches.
+    const float *along[kMaxLinearOperands];
+    int n_along = 0;
+    for (int m = 0; m < kMaxLinearOperands; ++m)
+        if (x[m] && strides[m]) along[n_along++] = x[m];
     for (; i + kU * lanes <= n; i += kU * lanes) {
         if (stream)
-            for (int m = 0; m < kMaxLinearOperands; ++m) prefetch_ahead(x[m], x[m] ? strides[m] : 0, i, kU * lanes);
+            for (int m = 0; m < n_along; ++m) prefetch_ahead(along[m], 1, i, kU * lanes);
         V v[kU];
         eval([&](int m, int u) { return strides[m] ? hn::LoadU(df, x[m] + i + u * lanes) : bcast[m]; }, v);
         for (int u = 0; u < kU; ++u)
