@@ -359,7 +359,8 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
 
 TEST(element_ops, comparisons_out_transposed_are_the_comparison_then_the_transpose) {
     // Where a target has them (AVX2, AVX-512): f32 into booleans, whole
-    // strips (64 rows), blocks of 64 and 16 columns and the tails of both.
+    // strips (64 rows) and shorter ones (100 = 64 + 32 + 4), blocks of 64
+    // and 16 columns and the tails of both.
     using fusebox::detail::ew_fn;
     const std::pair<ew_fn, bool (*)(float, float)> kinds[] = {
         {ew_fn::equal, [](float x, float y) { return x == y; }},
@@ -382,7 +383,7 @@ TEST(element_ops, comparisons_out_transposed_are_the_comparison_then_the_transpo
         for (const auto &[fn_kind, want_of] : kinds) {
             const auto fn = ops->out_transposed[static_cast<int>(fn_kind)][fusebox::detail::dtype_index(dt::f32)];
             if (!fn) continue;
-            for (int64_t rows : {int64_t{64}, int64_t{128}, int64_t{70}, int64_t{5}})
+            for (int64_t rows : {int64_t{64}, int64_t{128}, int64_t{100}, int64_t{70}, int64_t{5}})
                 for (int64_t cols : {int64_t{64}, int64_t{130}, int64_t{16}, int64_t{3}})
                     for (int64_t po : {int64_t{128}, rows + 3})
                         for (bool stream : {false, true}) {

@@ -1509,7 +1509,6 @@ void compare_out_transposed_f32(const void *a_, int64_t pa, const void *b_, int6
     const auto *a = static_cast<const float *>(a_), *b = static_cast<const float *>(b_);
     auto *out = static_cast<uint8_t *>(out_);
     const hn::Full128<uint8_t> d8;
-    const hn::Full256<uint8_t> d256;
     constexpr int64_t kLine = 64, kCols = 64, kAhead = 1024 / 4; // elements: 1 KiB ahead, into L2
     HWY_ALIGN uint8_t rows16[16][kCols];                         // 16 rows' results, in row order
     HWY_ALIGN uint8_t staged[kCols][kLine];                      // column j + c: rows r0 .. r0 + 63
@@ -1525,12 +1524,14 @@ void compare_out_transposed_f32(const void *a_, int64_t pa, const void *b_, int6
         const __m128i bytes = _mm_packs_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
         return hn::Vec<decltype(d8)>{_mm_and_si128(bytes, _mm_set1_epi8(1))};
     };
+    // Strips of 64 rows; fewer at the end in steps of 16 (their lines part
+    // written, not streamed).
     int64_t r0 = 0;
-    for (; r0 + kLine <= rows; r0 += kLine) {
+    for (int64_t h; (h = std::min(kLine, (rows - r0) / 16 * 16)) > 0; r0 += h) {
         int64_t j = 0;
         for (int64_t w = kCols; w >= 16; w = w > 16 ? 16 : 0) // (then blocks of one line)
             for (; j + w <= cols; j += w) {
-                for (int64_t q = 0; q < kLine; q += 16) {
+                for (int64_t q = 0; q < h; q += 16) {
                     for (int64_t l = 0; l < 16; ++l) {
                         const float *x = a + (r0 + q + l) * pa + j, *y = b + (r0 + q + l) * pb + j;
                         for (int64_t k = 0; k < w; k += 16) {
@@ -1547,11 +1548,12 @@ void compare_out_transposed_f32(const void *a_, int64_t pa, const void *b_, int6
                     }
                 }
                 for (int64_t c = 0; c < w; ++c)
-                    for (int64_t k = 0; k < kLine; k += 32)
-                        store_vector(d256, hn::Load(d256, &staged[c][k]), out + (j + c) * po + r0 + k, stream);
+                    for (int64_t k = 0; k < h; k += 16)
+                        store_vector(d8, hn::Load(d8, &staged[c][k]), out + (j + c) * po + r0 + k,
+                                     stream && h == kLine);
             }
         for (; j < cols; ++j)
-            for (int64_t r = r0; r < r0 + kLine; ++r) out[j * po + r] = F::scalar(a[r * pa + j], b[r * pb + j]);
+            for (int64_t r = r0; r < r0 + h; ++r) out[j * po + r] = F::scalar(a[r * pa + j], b[r * pb + j]);
     }
     for (int64_t j = 0; j < cols && r0 < rows; ++j)
         for (int64_t r = r0; r < rows; ++r) out[j * po + r] = F::scalar(a[r * pa + j], b[r * pb + j]);
