@@ -210,7 +210,9 @@ TEST(layout_large, padded_rows_and_transposes_across_threads) {
                         "NHWC + NHWC -> NCHW");
         check_partition({y, lt(3, t, nchw)}, {op::kind::Add}, lt(2, t, nchw, channels_last(nchw)), "auto", rng,
                         "NCHW + NCHW -> NHWC");
-        // Strips one input line tall, part of each boolean output line per strip.
+        // Strips one input line tall, part of each boolean output line per
+        // strip; where a target compares in registers (AVX2, AVX-512) and
+        // there are 64 rows or more, strips one output line tall.
         check_partition({y, lt(3, t, nchw)}, {op::kind::Equal}, lt(2, dt::boolean, nchw, channels_last(nchw)), "auto",
                         rng, "Equal(NCHW, NCHW) -> NHWC boolean");
         const lt z(2, t, nchw, channels_last(nchw));

@@ -1501,8 +1501,9 @@ HWY_INLINE void transpose_16x16_bytes(hn::Vec<hn::Full128<uint8_t>> *v) {
 // are prefetched into L2 only (the strip's 128 row streams often share one
 // L1 set). Equal f32 NCHW -> NHWC on one thread on a Zen 5: 12.3 (AVX-512)
 // and 16.7 ms (AVX2) through the tiles, 16.9 and 15.0 reading one line of a
-// row at a time, 11.6 and 11.7 four. Rows and columns left over go element
-// by element.
+// row at a time, 11.6 and 11.7 four. Rows past the last whole strip take
+// strips of 16 (their lines part written, not streamed); the last few rows
+// and the columns past the last block of 16 go element by element.
 template <class F>
 void compare_out_transposed_f32(const void *a_, int64_t pa, const void *b_, int64_t pb, void *out_, int64_t po,
                                 int64_t rows, int64_t cols, bool stream) {
