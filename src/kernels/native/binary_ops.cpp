@@ -542,29 +542,52 @@ struct bitwise_not_fn {
     template <typename T> static T scalar(T x) { return static_cast<T>(~x); }
 };
 // BitShift of unsigned integers: counts of the bit width or more give 0.
-// Vectors of 32- and 64-bit lanes (Highway's variable shifts; on 8- and
-// 16-bit lanes only AVX-512 has them): lanes with such a count zeroed, the
-// others shifted by their count (masked, so that no lane shifts by the width).
+// Vectors of 32- and 64-bit lanes (Highway's variable shifts), and of
+// 16-bit lanes with AVX-512 (which has them there): lanes with such a count
+// zeroed, the others shifted by their count (masked, so that no lane shifts
+// by the width). 8-bit lanes, and 16-bit ones below AVX-512, by a ladder:
+// a constant shift by 1, 2, 4 (and 8) in the lanes whose count has that bit.
+template <bool kLeft, class V> HWY_INLINE V shift_ladder(V a, V counts) {
+    using T = hn::TFromV<V>;
+    const hn::DFromV<V> d;
+    auto step = [&](auto shifted, T bit) { return hn::IfThenElse(hn::TestBit(counts, hn::Set(d, bit)), shifted, a); };
+    if constexpr (kLeft) {
+        a = step(hn::ShiftLeft<1>(a), 1), a = step(hn::ShiftLeft<2>(a), 2), a = step(hn::ShiftLeft<4>(a), 4);
+        if constexpr (sizeof(T) == 2) a = step(hn::ShiftLeft<8>(a), 8);
+    } else {
+        a = step(hn::ShiftRight<1>(a), 1), a = step(hn::ShiftRight<2>(a), 2), a = step(hn::ShiftRight<4>(a), 4);
+        if constexpr (sizeof(T) == 2) a = step(hn::ShiftRight<8>(a), 8);
+    }
+    constexpr int kLog2Bits = sizeof(T) == 1 ? 3 : 4;
+    return hn::IfThenZeroElse(hn::Ne(hn::ShiftRight<kLog2Bits>(counts), hn::Zero(d)), a);
+}
+template <typename T> constexpr bool kShiftLadder = sizeof(T) == 1 || (sizeof(T) == 2 && HWY_TARGET > HWY_AVX3);
 template <class V> HWY_INLINE auto shift_past_width(V counts) {
-    constexpr int kLog2Bits = sizeof(hn::TFromV<V>) == 4 ? 5 : 6;
+    constexpr int kLog2Bits = sizeof(hn::TFromV<V>) == 2 ? 4 : sizeof(hn::TFromV<V>) == 4 ? 5 : 6;
     return hn::Ne(hn::ShiftRight<kLog2Bits>(counts), hn::Zero(hn::DFromV<V>()));
 }
 template <class V> HWY_INLINE V shift_count(V counts) {
     return hn::And(counts, hn::Set(hn::DFromV<V>(), hn::TFromV<V>(8 * sizeof(hn::TFromV<V>) - 1)));
 }
 struct shift_left_fn {
-    template <typename T> static constexpr bool vector = sizeof(T) >= 4;
+    template <typename T> static constexpr bool vector = true;
     template <class V> static V vec(V a, V b) {
-        return hn::IfThenZeroElse(shift_past_width(b), hn::Shl(a, shift_count(b)));
+        if constexpr (kShiftLadder<hn::TFromV<V>>)
+            return shift_ladder<true>(a, b);
+        else
+            return hn::IfThenZeroElse(shift_past_width(b), hn::Shl(a, shift_count(b)));
     }
     template <typename T> static T scalar(T x, T y) {
         return static_cast<uint64_t>(y) >= 8 * sizeof(T) ? T{0} : static_cast<T>(x << y);
     }
 };
 struct shift_right_fn {
-    template <typename T> static constexpr bool vector = sizeof(T) >= 4;
+    template <typename T> static constexpr bool vector = true;
     template <class V> static V vec(V a, V b) {
-        return hn::IfThenZeroElse(shift_past_width(b), hn::Shr(a, shift_count(b)));
+        if constexpr (kShiftLadder<hn::TFromV<V>>)
+            return shift_ladder<false>(a, b);
+        else
+            return hn::IfThenZeroElse(shift_past_width(b), hn::Shr(a, shift_count(b)));
     }
     template <typename T> static T scalar(T x, T y) {
         return static_cast<uint64_t>(y) >= 8 * sizeof(T) ? T{0} : static_cast<T>(x >> y);
