@@ -1425,8 +1425,9 @@ void add_out_transposed_half(const void *a_, int64_t pa, const void *b_, int64_t
 }
 
 // add_out_transposed for bf16 with AVX2 and AVX-512 (256-bit vectors on
-// both): the sums of each line of a row (32 columns) at once, widened in even/odd pairs and rounded back into memory
-// order in integer lanes (binary_f32's bf16 loop), 8 rows at a time; then
+// both): the sums of each line of a row (32 columns) at once, widened in
+// even/odd pairs and rounded back into memory order in integer lanes
+// (binary_f32's bf16 loop), 8 rows at a time; then
 // transposed as 2-byte lanes, an 8x8 block per 128 bits, into a staged
 // block of 32 columns by 32 rows from which each output line leaves whole.
 // A row's line is used at once, and the lines ahead are prefetched into L2

@@ -323,9 +323,8 @@ public:
 
     // Strips of one op of two operands along their rows run the op and the
     // transpose in registers where the loops have that: no tile, straight to
-    // the output.
-    // Such a strip is one output line tall (a comparison's strip of 64 rows,
-    // where the tiles take 16: its rows' lines are used at once).
+    // the output. Such a strip is one output line tall (a comparison's strip
+    // of 64 rows, where the tiles take 16: its rows' lines are used at once).
     void plan_strip_add(const fused_expr &e, size_t rank) {
         if (!strips_ || e.nodes.size() != 1 || e.nodes[0].n_args != 2) return;
         const expr_node &n = e.nodes[0];
