@@ -255,9 +255,9 @@ void same_as_op_by_op(const std::vector<op> &ops, const std::vector<value> &inpu
 // Chains of f32 nodes each reading the one before (the native kernel runs them
 // in registers, one loop call per block): the exported exact GELU, QuickGelu,
 // a LayerNorm tail, non-commutative steps with the value second, Max/Min and
-// ReLU, over edge values, rows with a tail, broadcast operands and an output
-// large enough to stream (with a misaligned start), each fused equal to the
-// ops one by one.
+// ReLU, a broadcast value first, over edge values, rows with a tail,
+// broadcast operands and an output large enough to stream (with a misaligned
+// start), each fused equal to the ops one by one.
 TEST(lowered_ops, linear_chains_in_registers_equal_their_nodes) {
     std::mt19937_64 rng(35);
     for (const dims &shape : {dims{3, 37}, dims{5, 1031}, dims{3, (1 << 20) + 3}}) {
@@ -293,6 +293,13 @@ TEST(lowered_ops, linear_chains_in_registers_equal_their_nodes) {
                    make(4, op::kind::Maximum, {c.buf->lt, t(13)}, 14),
                    make(5, op::kind::Minimum, {t(14), y.buf->lt}, 15), make(6, op::kind::ReLU, {t(15)}, 16)},
                   in, 16);
+        }
+        {
+            SCOPED_TRACE("a broadcast value first: Subtract(k, x), the value second in Divide, ReLU");
+            check({make(0, op::kind::Subtract, {k.buf->lt, x.buf->lt}, 10),
+                   make(1, op::kind::Divide, {c.buf->lt, t(10)}, 11), make(2, op::kind::ReLU, {t(11)}, 12),
+                   make(3, op::kind::Multiply, {t(12), y.buf->lt}, 13)},
+                  in, 13);
         }
         {
             // (One-input variadics are copies, not steps: once taken for ReLU,

@@ -4,7 +4,7 @@
 // primitive (its JIT on this CPU) on the same buffers where oneDNN has the
 // algorithm.
 //
-//   fusebox-kernelbench --benchmark_filter=Unary
+//   fusebox-kernelbench --benchmark_filter=Unary   (and =Linear: chains in registers)
 //
 // Counter: ns_per_elem (per element, of the mean time per call). Inputs are
 // uniform in [-8, 8] (Log: (0, 16]).
@@ -104,7 +104,66 @@ void Onednn(benchmark::State &state, const unary_row &r) {
     finish(state);
 }
 
+// Linear chains in registers over rows of 3072 (8 rows, in L2), the
+// model regions' shapes: S7's LayerNorm tail `((x - mean) / dev) * gamma +
+// beta` (mean, dev per row; gamma, beta per column), S8's `ReLU(a + b)`, and
+// one Add as the floor of two streams in and one out.
+struct linear_row {
+    const char *label;
+    std::vector<fusebox::detail::linear_step> steps;
+    std::vector<bool> along; // operands read along the row (the others one value per row)
+};
+
+void Linear(benchmark::State &state, const linear_row &r, const fusebox::detail::element_ops *ops) {
+    using fusebox::detail::ew_fn;
+    const fusebox::detail::linear_fn fn = ops->linear[static_cast<int>(ew_fn::identity)];
+    if (!fn) return state.SkipWithError("no linear chains on this target");
+    constexpr int64_t kCols = 3072, kRowCount = 8;
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<float> d(-8.0f, 8.0f);
+    std::vector<std::vector<float>> data;
+    for (bool a : r.along) {
+        data.emplace_back(a ? kCols * kRowCount : kRowCount);
+        for (float &v : data.back()) v = d(gen);
+    }
+    std::vector<float> out(kCols * kRowCount);
+    const void *in[fusebox::detail::kMaxLinearOperands] = {};
+    int64_t strides[fusebox::detail::kMaxLinearOperands] = {};
+    for (auto _ : state) {
+        for (int64_t row = 0; row < kRowCount; ++row) {
+            for (size_t m = 0; m < r.along.size(); ++m)
+                in[m] = data[m].data() + (r.along[m] ? row * kCols : row), strides[m] = r.along[m];
+            fn(in, strides, 0, r.steps.data(), static_cast<int64_t>(r.steps.size()), out.data() + row * kCols, kCols,
+               false);
+        }
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * kCols * kRowCount);
+    state.counters["ns_per_elem"] =
+        benchmark::Counter(static_cast<double>(kCols * kRowCount) * 1e-9,
+                           benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+const linear_row kLinearRows[] = {
+    {"S7",
+     {{fusebox::detail::ew_fn::subtract, fusebox::detail::linear_step::left, 1},
+      {fusebox::detail::ew_fn::divide, fusebox::detail::linear_step::left, 2},
+      {fusebox::detail::ew_fn::multiply, fusebox::detail::linear_step::left, 3},
+      {fusebox::detail::ew_fn::add, fusebox::detail::linear_step::left, 4}},
+     {true, false, false, true, true}},
+    {"S8",
+     {{fusebox::detail::ew_fn::add, fusebox::detail::linear_step::left, 1},
+      {fusebox::detail::ew_fn::relu, fusebox::detail::linear_step::unary, 0}},
+     {true, true}},
+    {"Add", {{fusebox::detail::ew_fn::add, fusebox::detail::linear_step::left, 1}}, {true, true}},
+};
+
 const bool kRegistered = [] {
+    for (const linear_row &r : kLinearRows)
+        for (const fusebox::detail::element_ops *ops : fusebox::detail::element_ops_for_every_target())
+            benchmark::RegisterBenchmark((std::string("Linear/") + r.label + "/" + ops->isa).c_str(),
+                                         [&r, ops](benchmark::State &s) { Linear(s, r, ops); });
     for (const unary_row &r : kRows) {
         for (const fusebox::detail::element_ops *ops : fusebox::detail::element_ops_for_every_target())
             benchmark::RegisterBenchmark((std::string("Unary/") + r.label + "/" + ops->isa).c_str(),

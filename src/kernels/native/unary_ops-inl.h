@@ -1138,57 +1138,89 @@ void math_loop(const void *const *in, const int64_t *st, void *out_, int64_t n, 
 #endif
 
 #if HWY_TARGET != HWY_SCALAR
-// A linear chain of f32 nodes in registers (linear_fn): v = in[first], then
-// each step v = fn(v, x), fn(x, v) or fn(v). F is the one function of the
-// chain's own (void: none); the others are the cheap ones below. Every
-// element takes the vector path (the ends through a padded vector, as
-// math_loop), and each step gives the bits of its node's own loop.
-template <class F>
-void linear_loop(const void *const *in, const int64_t *strides, int first, const linear_step *steps, int64_t count,
-                 void *out_, int64_t n, bool stream) {
+// A linear chain of f32 nodes in registers, kU vectors per pass (linear_fn,
+// through linear_loop below): v = in[first], then each step v = fn(v, x),
+// fn(x, v) or fn(v). F is the one function of the chain's own (void: none);
+// the others are the cheap ones below. Every element takes the vector path
+// (the ends through a padded vector, as math_loop), and each step gives the
+// bits of its node's own loop.
+template <class F, int kU>
+void linear_passes(const void *const *in, const int64_t *strides, int first, const linear_step *steps, int64_t count,
+                   void *out_, int64_t n, bool stream) {
     using V = hn::Vec<hn::ScalableTag<float>>;
     const hn::ScalableTag<float> df;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-    // Vectors per pass through the steps: each step's dispatch and constants
-    // serve them all, and their dependency chains overlap. Four (in L2, one
-    // thread: S1's exact GELU 1.6x faster than with two on AVX-512, 1.25x
-    // on AVX2), but two where the function's temporaries do not fit four
-    // times (measured 4 - 5 % slower): Sigmoid, and GELU in AVX2's 16
-    // registers.
-    constexpr int kU =
-        std::is_same_v<F, sigmoid32_fn> || (HWY_TARGET > HWY_AVX3 && std::is_same_v<F, gelu_erf32_fn>) ? 2 : 4;
+    constexpr int64_t lanes = static_cast<int64_t>(hn::MaxLanes(df)); // (x86: all of them)
     float *out = static_cast<float *>(out_);
     const f64_of<hn::Half<decltype(df)>> dd;
     const auto p0 = hn::Set(dd, 0.0), p1 = hn::Set(dd, 0.0); // (F has no constants)
+    // The steps as the loop runs them: one code per operation and side of
+    // the value, each step one branch on it.
+    enum op_t : uint8_t { add, sub, rsub, mul, div, rdiv, max, min, relu, own };
+    struct op_step {
+        op_t op;
+        uint8_t arg;
+    } prog[kMaxLinearSteps];
+    for (int64_t k = 0; k < count; ++k) {
+        const linear_step st = steps[k];
+        const bool left = st.form == linear_step::left;
+        op_t op = relu;
+        switch (st.fn) {
+        case ew_fn::add: op = add; break;
+        case ew_fn::subtract: op = left ? sub : rsub; break;
+        case ew_fn::multiply: op = mul; break;
+        case ew_fn::divide: op = left ? div : rdiv; break;
+        case ew_fn::maximum: op = max; break;
+        case ew_fn::minimum: op = min; break;
+        default: op = st.form == linear_step::unary && st.fn != ew_fn::relu ? own : relu; break;
+        }
+        prog[k] = {op, static_cast<uint8_t>(st.arg)};
+    }
+    // Operands read along the output, and the others' one value in a vector.
     const float *x[kMaxLinearOperands];
-    for (int k = 0; k < kMaxLinearOperands; ++k) x[k] = static_cast<const float *>(in[k]);
-    auto eval = [&](auto &&at, V(&v)[kU]) __attribute__((always_inline)) {
-        for (int u = 0; u < kU; ++u) v[u] = at(first, u);
+    bool along[kMaxLinearOperands];
+    V value[kMaxLinearOperands];
+    for (int m = 0; m < kMaxLinearOperands; ++m) {
+        x[m] = static_cast<const float *>(in[m]), along[m] = x[m] && strides[m];
+        value[m] = hn::Set(df, x[m] && !along[m] ? x[m][0] : 0.0f);
+    }
+    // The first value without a branch (measured: S3 10 % faster in L2): a
+    // broadcast one from kU vectors of it.
+    HWY_ALIGN float first_value[kU * hn::MaxLanes(df)];
+    for (int u = 0; u < kU; ++u) hn::Store(value[first], df, first_value + u * lanes);
+    const int64_t first_mask = along[first] ? ~int64_t{0} : 0;
+    // v = the chain over kU vectors, those of the operands along the output
+    // from element i of from[].
+    auto eval = [&](const float *const *from, int64_t i, V(&v)[kU]) __attribute__((always_inline)) {
+        const float *const f = (along[first] ? from[first] : first_value) + (i & first_mask);
+        for (int u = 0; u < kU; ++u) v[u] = hn::LoadU(df, f + u * lanes);
         for (int64_t k = 0; k < count; ++k) {
-            const linear_step st = steps[k];
-            if (st.form == linear_step::unary) {
-                if constexpr (!std::is_void_v<F>) {
-                    if (st.fn == F::fn) {
-                        for (int u = 0; u < kU; ++u) v[u] = math_f32<F>(df, v[u], true, p0, p1);
-                        continue;
-                    }
-                }
-                for (int u = 0; u < kU; ++u) v[u] = relu_fn::vec(v[u], v[u], v[u]); // (ReLU: the only other)
-                continue;
-            }
-            V o[kU];
-            for (int u = 0; u < kU; ++u) o[u] = at(st.arg, u);
-            const bool left = st.form == linear_step::left;
+            const op_step st = prog[k];
             auto apply = [&](auto fn) __attribute__((always_inline)) {
-                for (int u = 0; u < kU; ++u) v[u] = left ? fn(v[u], o[u]) : fn(o[u], v[u]);
+                if (!along[st.arg]) {
+                    for (int u = 0; u < kU; ++u) v[u] = fn(v[u], value[st.arg]);
+                    return;
+                }
+                const float *const o = from[st.arg] + i;
+                for (int u = 0; u < kU; ++u) v[u] = fn(v[u], hn::LoadU(df, o + u * lanes));
             };
-            switch (st.fn) {
-            case ew_fn::add: apply([](V a, V b) { return add_fn::vec(a, b); }); break;
-            case ew_fn::subtract: apply([](V a, V b) { return subtract_fn::vec(a, b); }); break;
-            case ew_fn::multiply: apply([](V a, V b) { return multiply_fn::vec(a, b); }); break;
-            case ew_fn::divide: apply([](V a, V b) { return divide_fn::vec(a, b); }); break;
-            case ew_fn::maximum: apply([](V a, V b) { return maximum_fn::vec(a, b); }); break;
-            default: apply([](V a, V b) { return minimum_fn::vec(a, b); }); break; // (minimum)
+            if constexpr (!std::is_void_v<F>) { // (outside the switch: its temporaries keep v in registers)
+                if (st.op == own) {
+                    for (int u = 0; u < kU; ++u) v[u] = math_f32<F>(df, v[u], true, p0, p1);
+                    continue;
+                }
+            }
+            switch (st.op) {
+            case add: apply([](V a, V b) { return add_fn::vec(a, b); }); break;
+            case sub: apply([](V a, V b) { return subtract_fn::vec(a, b); }); break;
+            case rsub: apply([](V a, V b) { return subtract_fn::vec(b, a); }); break;
+            case mul: apply([](V a, V b) { return multiply_fn::vec(a, b); }); break;
+            case div: apply([](V a, V b) { return divide_fn::vec(a, b); }); break;
+            case rdiv: apply([](V a, V b) { return divide_fn::vec(b, a); }); break;
+            case max: apply([](V a, V b) { return maximum_fn::vec(a, b); }); break;
+            case min: apply([](V a, V b) { return minimum_fn::vec(a, b); }); break;
+            default: // (relu; own above)
+                for (int u = 0; u < kU; ++u) v[u] = relu_fn::vec(v[u], v[u], v[u]);
+                break;
             }
         }
     };
@@ -1196,11 +1228,14 @@ void linear_loop(const void *const *in, const int64_t *strides, int first, const
     HWY_ALIGN float res[kU * hn::MaxLanes(df)];
     // Elements [i, i + k) (k < kU vectors of lanes) through padded vectors.
     auto partial = [&](int64_t i, int64_t k) {
-        for (int m = 0; m < kMaxLinearOperands; ++m)
-            for (int64_t j = 0; j < kU * lanes; ++j)
-                buf[m][j] = x[m] ? x[m][strides[m] ? (j < k ? i + j : i) : 0] : 0.0f;
+        const float *padded[kMaxLinearOperands] = {};
+        for (int m = 0; m < kMaxLinearOperands; ++m) {
+            if (!along[m]) continue;
+            for (int64_t j = 0; j < kU * lanes; ++j) buf[m][j] = x[m][j < k ? i + j : i];
+            padded[m] = buf[m];
+        }
         V v[kU];
-        eval([&](int m, int u) { return hn::Load(df, buf[m] + u * lanes); }, v);
+        eval(padded, 0, v);
         for (int u = 0; u < kU; ++u) hn::Store(v[u], df, res + u * lanes);
         for (int64_t j = 0; j < k; ++j) out[i + j] = res[j];
     };
@@ -1209,22 +1244,40 @@ void linear_loop(const void *const *in, const int64_t *strides, int first, const
         i = head_elements(out, lanes * sizeof(float), n);
         if (i) partial(0, i);
     }
-    V bcast[kMaxLinearOperands];
-    for (int m = 0; m < kMaxLinearOperands; ++m) bcast[m] = hn::Set(df, x[m] && !strides[m] ? x[m][0] : 0.0f);
     // The operands read along the output, for the prefetches.
-    const float *along[kMaxLinearOperands];
-    int n_along = 0;
+    const float *streamed[kMaxLinearOperands];
+    int n_streamed = 0;
     for (int m = 0; m < kMaxLinearOperands; ++m)
-        if (x[m] && strides[m]) along[n_along++] = x[m];
+        if (along[m]) streamed[n_streamed++] = x[m];
     for (; i + kU * lanes <= n; i += kU * lanes) {
         if (stream)
-            for (int m = 0; m < n_along; ++m) prefetch_ahead(along[m], 1, i, kU * lanes);
+            for (int m = 0; m < n_streamed; ++m) prefetch_ahead(streamed[m], 1, i, kU * lanes);
         V v[kU];
-        eval([&](int m, int u) { return strides[m] ? hn::LoadU(df, x[m] + i + u * lanes) : bcast[m]; }, v);
+        eval(x, i, v);
         for (int u = 0; u < kU; ++u)
             stream ? hn::Stream(v[u], df, out + i + u * lanes) : hn::StoreU(v[u], df, out + i + u * lanes);
     }
     if (i < n) partial(i, n - i);
+}
+
+// kU, the vectors per pass through the steps: each step's dispatch and
+// constants serve them all, and their dependency chains overlap. Four (in
+// L2, one thread: S1's exact GELU 1.6x faster than with two on AVX-512,
+// 1.25x on AVX2), but two where the function's temporaries do not fit four
+// times (measured 4 - 5 % slower): Sigmoid, and GELU in AVX2's 16
+// registers. Chains of the cheap steps alone take eight in AVX-512's 32
+// registers when they do not stream (S7's LayerNorm tail and S8's Add +
+// ReLU in L2, one thread, 1.2x faster; streaming from memory, S8 at two
+// threads 0.89 -> 0.83 of the roof).
+template <class F>
+void linear_loop(const void *const *in, const int64_t *strides, int first, const linear_step *steps, int64_t count,
+                 void *out, int64_t n, bool stream) {
+    constexpr int kU =
+        std::is_same_v<F, sigmoid32_fn> || (HWY_TARGET > HWY_AVX3 && std::is_same_v<F, gelu_erf32_fn>) ? 2 : 4;
+    if constexpr (std::is_void_v<F> && HWY_TARGET <= HWY_AVX3) {
+        if (!stream) return linear_passes<F, 8>(in, strides, first, steps, count, out, n, stream);
+    }
+    linear_passes<F, kU>(in, strides, first, steps, count, out, n, stream);
 }
 #endif
 
