@@ -302,6 +302,10 @@ TEST(lowered_ops, linear_chains_in_registers_equal_their_nodes) {
                   in, 13);
         }
         {
+            SCOPED_TRACE("two steps, ReLU(Add(x, y)) (S8; fewer vectors per pass when streaming)");
+            check({make(0, op::kind::Add, {x.buf->lt, y.buf->lt}, 10), make(1, op::kind::ReLU, {t(10)}, 11)}, in, 11);
+        }
+        {
             // (One-input variadics are copies, not steps: once taken for ReLU,
             // which zeroed the negative values.)
             SCOPED_TRACE("one-input Maximum, Minimum, Sum before Mish");

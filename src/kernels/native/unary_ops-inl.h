@@ -1268,7 +1268,9 @@ void linear_passes(const void *const *in, const int64_t *strides, int first, con
 // registers. Chains of the cheap steps alone take eight in AVX-512's 32
 // registers when they do not stream (S7's LayerNorm tail and S8's Add +
 // ReLU in L2, one thread, 1.2x faster; streaming from memory, S8 at two
-// threads 0.89 -> 0.83 of the roof).
+// threads 0.89 -> 0.83 of the roof), and two when they stream with one or
+// two steps (S8 from memory, two threads, 5.3 - 6.0 -> 5.0 - 5.4 ms; S7's
+// four steps lose with two, 1.2x slower capped to AVX2).
 template <class F>
 void linear_loop(const void *const *in, const int64_t *strides, int first, const linear_step *steps, int64_t count,
                  void *out, int64_t n, bool stream) {
@@ -1276,6 +1278,7 @@ void linear_loop(const void *const *in, const int64_t *strides, int first, const
         std::is_same_v<F, sigmoid32_fn> || (HWY_TARGET > HWY_AVX3 && std::is_same_v<F, gelu_erf32_fn>) ? 2 : 4;
     if constexpr (std::is_void_v<F> && HWY_TARGET <= HWY_AVX3) {
         if (!stream) return linear_passes<F, 8>(in, strides, first, steps, count, out, n, stream);
+        if (count <= 2) return linear_passes<F, 2>(in, strides, first, steps, count, out, n, stream);
     }
     linear_passes<F, kU>(in, strides, first, steps, count, out, n, stream);
 }
