@@ -53,7 +53,7 @@ std::vector<double> float_edges(dt t) {
                              // where AVX-512's pieces of Sigmoid and GELU end, and between two pieces
                              15.75, -15.75, 15.750000953674316, -15.750000953674316, 7.875, -7.875, -7.875000476837158,
                              7.875000476837158, 0.125, -0.375, 15.25, -7.625,
-                             // AVX2's Sigmoid pieces: their ends (a rounds to the piece above at an odd one), past 8
+                             // integers up to 8 and their neighbours (where pieces of width 1 would end), past 8
                              8.0, -8.0, 8.000000953674316, -8.000000953674316, 7.0, -7.0, 5.0, -5.0, 2.0, -2.0,
                              0.9999999403953552, -1.0000001192092896, 6.999999523162842, -7.000000476837158,
                              // casts: near the integer limits

@@ -711,47 +711,12 @@ struct tanh32_fn {
         return hn::CopySign(hn::IfThenElse(hn::Lt(a, one), near, far), x);
     }
 };
-#if HWY_TARGET == HWY_AVX2
-// AVX2's one-permute form of pieces32: h on the pieces [k - 1, k] of a in
-// [0, 8] (k = 1..8; coefficient j of piece k at c[j][k % 8], coefficient 0
-// split as there), a polynomial in s = a - k in [-1, 0]: expanded at the
-// piece's right end, a falling h's terms all add (centred, they cancel). k =
-// round(a + 1/2), at least 1 (a = 0 would round to 0).
-template <class DF, size_t N> HWY_INLINE hn::Vec<DF> pieces8(DF df, hn::Vec<DF> a, const float (&c)[N][8]) {
-    const auto shifter = hn::Set(df, 0x1.8p23f);
-    const auto t = hn::Max(hn::Add(hn::Add(hn::Min(a, hn::Set(df, 8.0f)), hn::Set(df, 0.5f)), shifter),
-                           hn::Set(df, 0x1.8p23f + 1.0f));
-    const auto s = hn::Sub(a, hn::Sub(t, shifter));
-    const __m256i piece = _mm256_castps_si256(t.raw); // (the permute reads the low 3 bits)
-    auto coef = [&](size_t j) { return hn::Vec<DF>{_mm256_permutevar8x32_ps(hn::Load(df, c[j]).raw, piece)}; };
-    auto h = coef(N - 2);
-    for (size_t j = N - 2; j-- > 1;) h = hn::MulAdd(h, s, coef(j));
-    return hn::Add(coef(0), hn::MulAdd(h, s, coef(N - 1)));
-}
-// sigmoid(-a) = 1 / (1 + e^a) on the pieces [k - 1, k] of a, degree 7 in s
-// = a - k (fusebox-fit sigmoidc_x K-1 K 7 f32 K 1 split; relative error at
-// most 2^-22.9 in f32, rounding included). Column k % 8, the remainder last.
-// clang-format off
-alignas(32) constexpr float kSigmoidPieces8[9][8] = {
-    {0.000335350138f, 0.268941432f, 0.119202919f, 0.0474258736f, 0.0179862101f, 0.00669285096f, 0.00247262325f, 0.000911051175f},
-    {-0.00033523771f, -0.196611717f, -0.104993664f, -0.0451766625f, -0.0176627003f, -0.00664805574f, -0.00246650935f, -0.00091022125f},
-    {0.000167505495f, 0.0454333834f, 0.0399796218f, 0.020445697f, 0.00851379801f, 0.00327955652f, 0.00122715521f, 0.000454279478f},
-    {-5.57678941e-05f, 0.00592341321f, -0.00648830738f, -0.00548917474f, -0.00263078441f, -0.00106363581f, -0.00040500742f, -0.000150889886f},
-    {1.38742444e-05f, -0.00500730285f, -0.000917192665f, 0.000777952722f, 0.000563074427f, 0.000252165366f, 9.92096902e-05f, 3.73853036e-05f},
-    {-2.82513975e-06f, 0.000713865913f, 0.000614692806f, 3.82465405e-05f, -6.64538456e-05f, -4.32827437e-05f, -1.91119652e-05f, -7.50099434e-06f},
-    {3.87987086e-07f, 0.000715904403f, -0.000274726772f, -5.676418e-05f, 1.05185345e-05f, 7.08510197e-06f, 2.82326209e-06f, 1.05212735e-06f},
-    {-1.02593752e-07f, 5.78452746e-05f, -8.35184474e-05f, 1.74285506e-05f, 7.66572248e-06f, 4.22019497e-07f, -4.10945177e-07f, -2.42910573e-07f},
-    {-7.78089485e-12f, -9.18284648e-09f, 2.11272644e-09f, -4.35687958e-10f, -5.24182503e-11f, -2.95111262e-11f, -9.50068149e-11f, 1.90788982e-11f},
-};
-// clang-format on
-#endif
 // With AVX-512, from the pieces of sigmoid(-|x|) = h above
 // (kSigmoidPieces): h below 0, 1 - h above (h <= 1/2: at most half an ulp
 // more); past |x| = 15.75, where the pieces end, as elsewhere (vectors
-// holding such lanes). With AVX2 the same from kSigmoidPieces8, up to 8.
-// Elsewhere (the quotient): with e^-|x| = 2^k m (k <= 0) and c = 2^-k:
-// 1 / (1 + e^-x) = c / (c + m) for x >= 0, e^x / (1 + e^x) = m / (c + m)
-// below. m = 1 + p and c + m are
+// holding such lanes). Elsewhere (the quotient):
+// with e^-|x| = 2^k m (k <= 0) and c = 2^-k: 1 / (1 + e^-x) = c / (c + m)
+// for x >= 0, e^x / (1 + e^x) = m / (c + m) below. m = 1 + p and c + m are
 // each kept as a rounded value and its exact error (Fast2Sum: c is a power
 // of two at least m's binade), and the quotient corrected by its remainder,
 // so that the result's error is the polynomial's, not three roundings'
@@ -772,15 +737,6 @@ struct sigmoid32_fn {
             const auto ax = hn::Abs(x), h = pieces32(df, ax, kSigmoidPieces, 2.0f);
             const auto r = hn::IfThenElse(hn::Lt(x, hn::Zero(df)), h, hn::Sub(hn::Set(df, 1.0f), h));
             const auto far = hn::Gt(ax, hn::Set(df, 15.75f));
-            if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
-            return hn::IfThenElse(far, quotient(df, x), r);
-        }
-#endif
-#if HWY_TARGET == HWY_AVX2
-        if constexpr (hn::MaxLanes(DF()) == 8) {
-            const auto ax = hn::Abs(x), h = pieces8(df, ax, kSigmoidPieces8);
-            const auto r = hn::IfThenElse(hn::Lt(x, hn::Zero(df)), h, hn::Sub(hn::Set(df, 1.0f), h));
-            const auto far = hn::Gt(ax, hn::Set(df, 8.0f));
             if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
             return hn::IfThenElse(far, quotient(df, x), r);
         }
