@@ -1153,27 +1153,28 @@ void linear_passes(const void *const *in, const int64_t *strides, int first, con
     float *out = static_cast<float *>(out_);
     const f64_of<hn::Half<decltype(df)>> dd;
     const auto p0 = hn::Set(dd, 0.0), p1 = hn::Set(dd, 0.0); // (F has no constants)
-    // The steps as the loop runs them: one code per operation and side of
-    // the value, each step one branch on it.
-    enum op_t : uint8_t { add, sub, rsub, mul, div, rdiv, max, min, relu, own };
+    // The steps as the loop runs them: one code per operation, each step one
+    // branch on it, and the side the value is on (its node's operand order:
+    // which NaN payload wins is the node's).
+    enum op_t : uint8_t { add, sub, mul, div, max, min, relu, own };
     struct op_step {
         op_t op;
+        bool left;
         uint8_t arg;
     } prog[kMaxLinearSteps];
     for (int64_t k = 0; k < count; ++k) {
         const linear_step st = steps[k];
-        const bool left = st.form == linear_step::left;
         op_t op = relu;
         switch (st.fn) {
         case ew_fn::add: op = add; break;
-        case ew_fn::subtract: op = left ? sub : rsub; break;
+        case ew_fn::subtract: op = sub; break;
         case ew_fn::multiply: op = mul; break;
-        case ew_fn::divide: op = left ? div : rdiv; break;
+        case ew_fn::divide: op = div; break;
         case ew_fn::maximum: op = max; break;
         case ew_fn::minimum: op = min; break;
         default: op = st.form == linear_step::unary && st.fn != ew_fn::relu ? own : relu; break;
         }
-        prog[k] = {op, static_cast<uint8_t>(st.arg)};
+        prog[k] = {op, st.form == linear_step::left, static_cast<uint8_t>(st.arg)};
     }
     // Operands read along the output, and the others' one value in a vector.
     const float *x[kMaxLinearOperands];
@@ -1195,13 +1196,19 @@ void linear_passes(const void *const *in, const int64_t *strides, int first, con
         for (int u = 0; u < kU; ++u) v[u] = hn::LoadU(df, f + u * lanes);
         for (int64_t k = 0; k < count; ++k) {
             const op_step st = prog[k];
-            auto apply = [&](auto fn) __attribute__((always_inline)) {
+            auto run = [&](auto fn) __attribute__((always_inline)) {
                 if (!along[st.arg]) {
                     for (int u = 0; u < kU; ++u) v[u] = fn(v[u], value[st.arg]);
                     return;
                 }
                 const float *const o = from[st.arg] + i;
                 for (int u = 0; u < kU; ++u) v[u] = fn(v[u], hn::LoadU(df, o + u * lanes));
+            };
+            auto apply = [&](auto fn) __attribute__((always_inline)) {
+                if (st.left)
+                    run(fn);
+                else
+                    run([&](V a, V b) { return fn(b, a); });
             };
             if constexpr (!std::is_void_v<F>) { // (outside the switch: its temporaries keep v in registers)
                 if (st.op == own) {
@@ -1212,10 +1219,8 @@ void linear_passes(const void *const *in, const int64_t *strides, int first, con
             switch (st.op) {
             case add: apply([](V a, V b) { return add_fn::vec(a, b); }); break;
             case sub: apply([](V a, V b) { return subtract_fn::vec(a, b); }); break;
-            case rsub: apply([](V a, V b) { return subtract_fn::vec(b, a); }); break;
             case mul: apply([](V a, V b) { return multiply_fn::vec(a, b); }); break;
             case div: apply([](V a, V b) { return divide_fn::vec(a, b); }); break;
-            case rdiv: apply([](V a, V b) { return divide_fn::vec(b, a); }); break;
             case max: apply([](V a, V b) { return maximum_fn::vec(a, b); }); break;
             case min: apply([](V a, V b) { return minimum_fn::vec(a, b); }); break;
             default: // (relu; own above)
