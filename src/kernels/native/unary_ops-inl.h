@@ -711,6 +711,38 @@ struct tanh32_fn {
         return hn::CopySign(hn::IfThenElse(hn::Lt(a, one), near, far), x);
     }
 };
+#if HWY_TARGET == HWY_AVX2
+// AVX2's form of pieces32: h on the pieces [k - 1, k] of u in [0, kCols] (u
+// = a, or a scaled by the caller), coefficient j of piece k at c[j][k - 1]
+// (coefficient 0 split as there), a polynomial in s = u - k in [-1, 0]:
+// expanded at the piece's right end, a falling h's terms all add (centred,
+// they cancel). k - 1 = round(min(u, kCols) - 1/2 - 2^-20), at least 0 (a
+// boundary in the piece on its left), read by the permutes in its low 3
+// bits. Each coefficient of the first 8 pieces is one permute; of 16 pieces
+// (kBoth), two permutes and a blend on bit 3 of k - 1. Callers whose lanes
+// all fall in the first 8 pieces read only those, with the same
+// coefficients, so the same bits; where those pieces have a lower degree
+// (their top kSkip coefficients 0) they skip them: 0 s + 0 = 0 and 0 s + c =
+// c, the same bits again. Past kCols, garbage: the callers replace those
+// lanes.
+template <bool kBoth, size_t kSkip, class DF, size_t N, size_t kCols>
+HWY_INLINE hn::Vec<DF> pieces_avx2(DF df, hn::Vec<DF> u, const float (&c)[N][kCols]) {
+    const auto shifter = hn::Set(df, 0x1.8p23f);
+    const auto t = hn::Max(
+        hn::Add(hn::Add(hn::Min(u, hn::Set(df, float{kCols})), hn::Set(df, -0.5f - 0x1p-20f)), shifter), shifter);
+    const auto s = hn::Sub(u, hn::Sub(t, hn::Set(df, 0x1.8p23f - 1.0f)));
+    const __m256i piece = _mm256_castps_si256(t.raw);
+    const __m256 upper = _mm256_castsi256_ps(_mm256_slli_epi32(piece, 28)); // (bit 3 in the sign)
+    auto coef = [&](size_t j) {
+        const __m256 lo = _mm256_permutevar8x32_ps(hn::Load(df, c[j]).raw, piece);
+        if constexpr (!kBoth) return hn::Vec<DF>{lo};
+        return hn::Vec<DF>{_mm256_blendv_ps(lo, _mm256_permutevar8x32_ps(hn::Load(df, c[j] + 8).raw, piece), upper)};
+    };
+    auto h = coef(N - 2 - kSkip);
+    for (size_t j = N - 2 - kSkip; j-- > 1;) h = hn::MulAdd(h, s, coef(j));
+    return hn::Add(coef(0), hn::MulAdd(h, s, coef(N - 1)));
+}
+#endif
 // With AVX-512, from the pieces of sigmoid(-|x|) = h above
 // (kSigmoidPieces): h below 0, 1 - h above (h <= 1/2: at most half an ulp
 // more); past |x| = 15.75, where the pieces end, as elsewhere (vectors
@@ -887,9 +919,32 @@ struct erf32_fn {
 #endif
     }
 };
+#if HWY_TARGET == HWY_AVX2
+// Phi(-a) = erfc(a / sqrt 2) / 2 on the pieces [(k - 1) / 2, k / 2] of a up
+// to 8, in s = 2a - k: degree 7 up to 4 (its top two coefficients 0), 9
+// beyond (fusebox-fit phic_x (K-1)/2 K/2 7|9 f32 K/2 2 split; relative error
+// at most 2^-22.6 up to 4, 2^-19.4 beyond, in f32, rounding included). Column
+// k - 1, the remainder last.
+// clang-format off
+alignas(32) constexpr float kPhiPieces16[11][16] = {
+    {0.308537543f, 0.158655256f, 0.066807203f, 0.0227501318f, 0.00620966544f, 0.00134989806f, 0.000232629085f, 3.16712431e-05f, 3.39767303e-06f, 2.86651584e-07f, 1.89895619e-08f, 9.86587589e-10f, 4.01600038e-11f, 1.2798123e-12f, 3.19089e-14f, 6.22095195e-16f},
+    {-0.176032662f, -0.120985359f, -0.0647588f, -0.0269954856f, -0.00876415055f, -0.00221592351f, -0.000436340983f, -6.69151195e-05f, -7.99187092e-06f, -7.43359806e-07f, -5.38488152e-08f, -3.03794523e-09f, -1.33478381e-10f, -4.56741329e-12f, -1.21719583e-13f, -2.52630647e-15f},
+    {0.0220041648f, 0.0302464291f, 0.024284523f, 0.013497686f, 0.0054775863f, 0.00166195887f, 0.0003818064f, 6.69149231e-05f, 8.99085717e-06f, 9.29198848e-07f, 7.40415658e-08f, 4.55678428e-09f, 2.16883206e-10f, 7.99113727e-12f, 2.2810104e-13f, 5.04666635e-15f},
+    {0.00550168008f, 6.95041592e-07f, -0.00337306992f, -0.00337487878f, -0.001917216f, -0.000738515751f, -0.000204473996f, -4.18236777e-05f, -6.41011366e-06f, -7.4337089e-07f, -6.56350494e-08f, -4.43195614e-09f, -2.29646829e-10f, -9.15680812e-12f, -2.81675155e-13f, -6.70196481e-15f},
+    {-0.00125801517f, -0.00125757826f, -0.000380333338f, 0.000279476197f, 0.000370670023f, 0.000208236423f, 7.38104281e-05f, 1.8114506e-05f, 3.2312953e-06f, 4.25810782e-07f, 4.19902975e-08f, 3.1224332e-09f, 1.7587598e-10f, 7.51853701e-12f, 2.43762069e-13f, 5.96890269e-15f},
+    {-0.000137481911f, 0.000131595647f, 0.000181371986f, 6.66736014e-05f, -2.12033428e-05f, -3.35721888e-05f, -1.7598526e-05f, -5.70375778e-06f, -1.21285916e-06f, -1.85337029e-07f, -2.08203108e-08f, -1.75192749e-09f, -1.1211708e-10f, -5.53445354e-12f, -2.13608712e-13f, -6.52564178e-15f},
+    {5.51082776e-05f, 3.77418655e-05f, -1.29378031e-05f, -2.52517111e-05f, -8.33214563e-06f, 2.96835765e-06f, 3.35583604e-06f, 1.2523941e-06f, 3.49030586e-07f, 6.22944327e-08f, 7.70401343e-09f, 6.67417566e-10f, 3.99007806e-11f, 1.54306331e-12f, 2.89150858e-14f, -5.1876517e-16f},
+    {7.25758628e-06f, -2.62548087e-06f, -6.30384147e-06f, -1.46774016e-06f, 2.02750653e-06f, 1.40775319e-06f, 1.17213816e-07f, -2.33453591e-07f, -7.34127212e-08f, -1.78395769e-08f, -3.0512104e-09f, -3.86246757e-10f, -3.69493984e-11f, -2.6892375e-12f, -1.48997066e-13f, -6.2764612e-15f},
+    {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.35311335e-08f, 2.8636864e-09f, 2.59384486e-10f, -9.43420168e-12f, -5.43190016e-12f, -7.12306353e-13f, -5.47224382e-14f, -2.82702752e-15f},
+    {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -5.98843364e-10f, -9.46564049e-10f, -3.11364684e-10f, -5.76981796e-11f, -7.00787301e-12f, -5.91849269e-13f, -3.58473423e-14f, -1.58666974e-15f},
+    {-4.06385325e-09f, -2.06866568e-09f, -1.73554671e-09f, 1.41518297e-10f, -1.20904883e-10f, -1.77243723e-11f, -3.14523429e-12f, -1.27984038e-12f, 9.86378337e-14f, -1.24988665e-14f, 4.61573452e-16f, 3.61784878e-17f, -7.39454748e-19f, -2.40499564e-20f, -1.07997406e-21f, 6.14505882e-24f},
+};
+// clang-format on
+#endif
 // x Phi(x): with AVX-512 from the pieces of Phi(-|x|) = h above
 // (kPhiPieces), x - |x| h for x > 0 and x h below (below -7.875, where the
-// pieces end, as elsewhere: vectors holding such lanes). Elsewhere
+// pieces end, as elsewhere: vectors holding such lanes); with AVX2 the same
+// from kPhiPieces16 up to |x| = 8 (beyond, as elsewhere). Elsewhere
 // 0.5 x erfc(-x / sqrt 2), as x - 0.5 x erfc a for x > 0 and 0.5 x erfc a
 // below (the negative tail without cancellation), a = |x| / sqrt 2, erfc a =
 // e^(-x^2/2) R(a) with x^2 in two parts (hi + lo exactly), so that the
@@ -906,6 +961,18 @@ struct gelu_erf32_fn {
             // (Above 7.875, a h < 2^-46 leaves x as it is, inf included.)
             const auto r = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::NegMulAdd(a, h, x), hn::Mul(x, h));
             const auto far = hn::Lt(x, hn::Set(df, -7.875f));
+            if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
+            return hn::IfThenElse(far, exp_form(df, x), r);
+        }
+#endif
+#if HWY_TARGET == HWY_AVX2
+        if constexpr (hn::MaxLanes(DF()) == 8) {
+            const auto a = hn::Abs(x), u = hn::Add(a, a);
+            auto gelu = [&](hn::Vec<DF> h) { return hn::IfNegativeThenElse(x, hn::Mul(x, h), hn::NegMulAdd(a, h, x)); };
+            if (HWY_LIKELY(hn::AllTrue(df, hn::Le(a, hn::Set(df, 4.0f)))))
+                return gelu(pieces_avx2<false, 2>(df, u, kPhiPieces16));
+            const auto r = gelu(pieces_avx2<true, 0>(df, u, kPhiPieces16)); // (+-0: x)
+            const auto far = hn::Gt(a, hn::Set(df, 8.0f));
             if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
             return hn::IfThenElse(far, exp_form(df, x), r);
         }
