@@ -714,7 +714,8 @@ struct tanh32_fn {
 #if HWY_TARGET == HWY_AVX2
 // AVX2's form of pieces32: h on the pieces [k - 1, k] of u in [0, kCols] (u
 // = a, or a scaled by the caller), coefficient j of piece k at c[j][k - 1]
-// (coefficient 0 split as there), a polynomial in s = u - k in [-1, 0]:
+// (coefficient 0 split as there), a polynomial in s = u - k in [-1, 0] (up
+// to 2^-20 past it where a boundary falls on the left):
 // expanded at the piece's right end, a falling h's terms all add (centred,
 // they cancel). k - 1 = round(min(u, kCols) - 1/2 - 2^-20), at least 0 (a
 // boundary in the piece on its left), read by the permutes in its low 3
@@ -968,10 +969,11 @@ struct gelu_erf32_fn {
 #if HWY_TARGET == HWY_AVX2
         if constexpr (hn::MaxLanes(DF()) == 8) {
             const auto a = hn::Abs(x), u = hn::Add(a, a);
+            // (+-0: x h = -0, x - a h = +0.)
             auto gelu = [&](hn::Vec<DF> h) { return hn::IfNegativeThenElse(x, hn::Mul(x, h), hn::NegMulAdd(a, h, x)); };
             if (HWY_LIKELY(hn::AllTrue(df, hn::Le(a, hn::Set(df, 4.0f)))))
                 return gelu(pieces_avx2<false, 2>(df, u, kPhiPieces16));
-            const auto r = gelu(pieces_avx2<true, 0>(df, u, kPhiPieces16)); // (+-0: x)
+            const auto r = gelu(pieces_avx2<true, 0>(df, u, kPhiPieces16));
             const auto far = hn::Gt(a, hn::Set(df, 8.0f));
             if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
             return hn::IfThenElse(far, exp_form(df, x), r);
