@@ -24,6 +24,8 @@
 //           tanhc_x   1 - tanh(x) in centred x (absolute error)
 //           sigmoidc_x  1 / (1 + e^x) in centred x
 //           phic_x    Phi(-x) = erfc(x / sqrt 2) / 2 in centred x
+//           softplusc_x  log(1 + e^-x) in centred x
+//           mishm_x   tanh(log(1 + e^x)) = Mish(x) / x in centred x
 //           expm1_r   (e^r - 1) / r in r
 //           log1p_f   log(1 + f) / f in f
 //           softplus_q  (log(1 + e^y) - ln 2 - y/2) / y^2 in y^2
@@ -70,6 +72,8 @@ const function kFunctions[] = {
     {"tanhc_x", [](ld x) { return 2 / (expl(2 * x) + 1); }, true, true},
     {"sigmoidc_x", [](ld x) { return 1 / (expl(x) + 1); }, true, false},
     {"phic_x", [](ld x) { return erfcl(x / sqrtl(2.0L)) / 2; }, true, false},
+    {"softplusc_x", [](ld x) { return log1pl(expl(-x)); }, true, false},
+    {"mishm_x", [](ld x) { return tanhl(log1pl(expl(x))); }, true, false},
     {"expm1_r", [](ld v) { return v == 0 ? 1.0L : expm1l(v) / v; }, false, false},
     {"log1p_f", [](ld v) { return v == 0 ? 1.0L : log1pl(v) / v; }, false, false},
     {"softplus_q",

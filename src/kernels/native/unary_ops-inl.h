@@ -725,8 +725,11 @@ struct tanh32_fn {
 // coefficients, so the same bits; where those pieces have a lower degree
 // (their top kSkip coefficients 0) they skip them: 0 s + 0 = 0 and 0 s + c =
 // c, the same bits again. Past kCols, garbage: the callers replace those
-// lanes.
-template <bool kBoth, size_t kSkip, class DF, size_t N, size_t kCols>
+// lanes. kLinear: c0 + (c1 s + s^2 P(s)) instead, for functions whose pieces
+// span a factor near e: the linear term is then exact inside its FMA and only
+// the smaller s^2 P(s) rounds before the sum (one operation more; SoftPlus
+// 1.88 -> 1.69 ulp).
+template <bool kBoth, size_t kSkip, bool kLinear = false, class DF, size_t N, size_t kCols>
 HWY_INLINE hn::Vec<DF> pieces_avx2(DF df, hn::Vec<DF> u, const float (&c)[N][kCols]) {
     const auto shifter = hn::Set(df, 0x1.8p23f);
     const auto t = hn::Max(
@@ -740,6 +743,10 @@ HWY_INLINE hn::Vec<DF> pieces_avx2(DF df, hn::Vec<DF> u, const float (&c)[N][kCo
         return hn::Vec<DF>{_mm256_blendv_ps(lo, _mm256_permutevar8x32_ps(hn::Load(df, c[j] + 8).raw, piece), upper)};
     };
     auto h = coef(N - 2 - kSkip);
+    if constexpr (kLinear) {
+        for (size_t j = N - 2 - kSkip; j-- > 2;) h = hn::MulAdd(h, s, coef(j));
+        return hn::Add(coef(0), hn::MulAdd(coef(1), s, hn::MulAdd(h, hn::Mul(s, s), coef(N - 1))));
+    }
     for (size_t j = N - 2 - kSkip; j-- > 1;) h = hn::MulAdd(h, s, coef(j));
     return hn::Add(coef(0), hn::MulAdd(h, s, coef(N - 1)));
 }
@@ -1006,14 +1013,62 @@ struct gelu_erf32_fn {
     }
 };
 
+#if HWY_TARGET <= HWY_AVX3
+// log(1 + e^-a) on the pieces [k/2 - 1/4, k/2 + 1/4] of a (the first from 0,
+// the last up to 15.75), degree 5 in s = 2a - k (fusebox-fit softplusc_x
+// with CENTRE k/2, SCALE 2, split; relative error at most 2^-23.2 in f32,
+// rounding included). Layout as kSigmoidPieces.
+// clang-format off
+alignas(64) constexpr float kSoftplusPieces[7][32] = {
+    {0.693147182f, 0.474076986f, 0.313261688f, 0.201413274f, 0.126928017f, 0.078889735f, 0.048587352f, 0.0297504179f, 0.0181499273f, 0.0110477451f, 0.00671534846f, 0.00407844316f, 0.00247568521f, 0.00150231016f, 0.000911466486f, 0.000552931509f, 0.000335406367f, 0.000203447678f, 0.000123402191f, 7.48490274e-05f, 4.53989014e-05f, 2.75360708e-05f, 1.67015623e-05f, 1.0130042e-05f, 6.14419332e-06f, 3.72664636e-06f, 2.26032694e-06f, 1.37095822e-06f, 8.31528382e-07f, 5.04347554e-07f, 3.0590229e-07f, 1.85539122e-07f},
+    {-0.25f, -0.188770339f, -0.134470716f, -0.0912127644f, -0.0596014597f, -0.0379290916f, -0.0237129368f, -0.0146561153f, -0.00899310503f, -0.0054934714f, -0.00334642548f, -0.00203506881f, -0.00123631163f, -0.000750591105f, -0.000455525587f, -0.000276389328f, -0.000167675069f, -0.000101713493f, -6.16972902e-05f, -3.74231131e-05f, -2.26989341e-05f, -1.37678453e-05f, -8.35071114e-06f, -5.06499555e-06f, -3.07208734e-06f, -1.86331965e-06f, -1.1301621e-06f, -6.85478597e-07f, -4.15764021e-07f, -2.52173692e-07f, -1.52951117e-07f, -9.27695538e-08f},
+    {0.031249864f, 0.0293753613f, 0.0245765299f, 0.0186433978f, 0.0131242648f, 0.00876299199f, 0.00564708654f, 0.00355662266f, 0.00220783148f, 0.00135827297f, 0.00083100301f, 0.00050669373f, 0.000308311923f, 0.000187364989f, 0.000113776972f, 6.90587185e-05f, 4.19044554e-05f, 2.54230454e-05f, 1.54223253e-05f, 9.35502158e-06f, 5.67444113e-06f, 3.44184559e-06f, 2.08763004e-06f, 1.26622831e-06f, 7.68012399e-07f, 4.65825337e-07f, 2.82538167e-07f, 1.7136837e-07f, 1.0394028e-07f, 6.30430108e-08f, 3.8237534e-08f, 2.3192241e-08f},
+    {1.15924297e-06f, -0.00119907875f, -0.00189285434f, -0.00197354564f, -0.00166589115f, -0.00123891793f, -0.000851909979f, -0.000558021071f, -0.000354736112f, -0.00022140512f, -0.000136647024f, -8.3761799e-05f, -5.1131381e-05f, -3.11338517e-05f, -1.89283419e-05f, -1.14971017e-05f, -6.97941596e-06f, -4.23546498e-06f, -2.56976205e-06f, -1.55894224e-06f, -9.45657632e-07f, -5.73611317e-07f, -3.47927937e-07f, -2.11034518e-07f, -1.28000949e-07f, -7.7637246e-08f, -4.7089646e-08f, -2.85614163e-08f, -1.7323412e-08f, -1.05071942e-08f, -6.3729404e-09f, -3.86538579e-09f},
+    {-0.000330008304f, -0.000249828357f, -9.24033593e-05f, 3.98565753e-05f, 0.000100470119f, 0.000105478401f, 8.57166306e-05f, 6.15028184e-05f, 4.1194904e-05f, 2.65133876e-05f, 1.66656901e-05f, 1.03284983e-05f, 6.34676326e-06f, 3.8800199e-06f, 2.36463643e-06f, 1.43838975e-06f, 8.7396279e-07f, 5.30650766e-07f, 3.22064125e-07f, 1.95418394e-07f, 1.18555441e-07f, 7.19178814e-08f, 4.36242189e-08f, 2.646083e-08f, 1.6049821e-08f, 9.73489911e-09f, 5.90458438e-09f, 3.58133723e-09f, 2.1722002e-09f, 1.31750955e-09f, 7.99111222e-10f, 4.84685903e-10f},
+    {8.02955856e-06f, 2.70546552e-05f, 3.19988467e-05f, 1.94790573e-05f, 5.47408854e-06f, -2.40891791e-06f, -4.852654e-06f, -4.58713839e-06f, -3.49486277e-06f, -2.40909617e-06f, -1.5741756e-06f, -9.97877009e-07f, -6.21445452e-07f, -3.82965737e-07f, -2.34520357e-07f, -1.43071816e-07f, -8.70829595e-08f, -5.29310817e-08f, -3.21457883e-08f, -1.95126724e-08f, -1.18406511e-08f, -7.18378512e-09f, -4.35794645e-09f, -2.64350808e-09f, -1.60347169e-09f, -9.72592562e-10f, -5.89921167e-10f, -3.57810392e-10f, -2.17024856e-10f, -1.31632927e-10f, -7.98396627e-11f, -4.8425295e-11f},
+    {-1.94495331e-09f, -7.00851099e-10f, -7.68299036e-10f, 2.90667623e-09f, -6.41959463e-09f, -1.13347687e-09f, -5.17915599e-10f, 4.27408442e-10f, 7.54083407e-10f, -1.95707187e-10f, 8.98599389e-11f, 1.46279058e-10f, -4.5190976e-11f, 1.62643753e-11f, -2.31151678e-11f, -2.83190259e-11f, 9.91523183e-12f, -4.0842516e-12f, -6.52384369e-14f, 1.98002855e-12f, -1.72237029e-12f, -2.5395628e-13f, -8.49105833e-13f, 3.68743854e-13f, 2.21701807e-13f, -8.73878064e-14f, -6.07456183e-14f, -5.51131982e-14f, 5.9194249e-17f, -1.3204577e-14f, -1.32046727e-14f, -8.25618207e-16f},
+};
+// clang-format on
+#endif
+#if HWY_TARGET == HWY_AVX2
+// log(1 + e^-a) on the pieces [k - 1, k] of a up to 8, degree 6 in s = a - k
+// (fusebox-fit softplusc_x K-1 K 6 f32 K 1 split; relative error at most
+// 2^-22.8 in f32, rounding included). Column k - 1, the remainder last.
+// clang-format off
+alignas(32) constexpr float kSoftplusPieces8[8][8] = {
+    {0.313261688f, 0.126928017f, 0.0485873483f, 0.0181499273f, 0.00671534846f, 0.00247568521f, 0.000911466486f, 0.000335406396f},
+    {-0.268940508f, -0.119202957f, -0.0474260598f, -0.0179862324f, -0.00669284118f, -0.00247261627f, -0.000911048148f, -0.000335348945f},
+    {0.0983206555f, 0.0524961948f, 0.0225853473f, 0.00883100647f, 0.00332418666f, 0.00123336562f, 0.000455159403f, 0.000167637903f},
+    {-0.0150547409f, -0.0133316284f, -0.00683288509f, -0.00283987634f, -0.0010922252f, -0.000408391876f, -0.000151137618f, -5.57224048e-05f},
+    {-0.00122006936f, 0.00160122919f, 0.0013231663f, 0.000652721152f, 0.000268684671f, 0.00010310622f, 3.85295207e-05f, 1.42564031e-05f},
+    {0.00139555451f, 0.000136166171f, -0.000224165167f, -0.000118379554f, -4.62775024e-05f, -1.72042455e-05f, -6.34190565e-06f, -2.33417632e-06f},
+    {0.00018519639f, -0.000162164724f, -5.09607089e-05f, 9.20830371e-06f, 1.03640477e-05f, 4.9790151e-06f, 2.00205955e-06f, 7.60229568e-07f},
+    {9.12416986e-09f, -5.81867932e-09f, 1.34149414e-09f, 4.32403446e-10f, 1.3391753e-10f, 1.74384389e-12f, -1.17793015e-12f, -1.04591171e-11f},
+};
+// clang-format on
+#endif
 // (log(1 + e^y) - ln 2 - y/2) / y^2 in y^2 on [0, 0.7744] (degree 4, 2^-24.8).
 constexpr float kSoftplusQ[] = {0.125f, -0.0052083279f, 0.000347166206f, -2.61460027e-05f, 1.82149006e-06f};
 // log(1 + e^x) in f32 lanes, for beta = 1 (beta x rounded would be amplified
-// in e^(beta x), so other betas take the f64 lanes below): |x| < 0.88 ln 2 +
-// x/2 + x^2 Q(x^2); above, max(x, 0) + log1p(t), t = e^-|x| <= 0.415 kept as
-// m 2^k plus m's rounding error, log1p(t) = t + t^2 P(t) + t_lo / (1 + t).
+// in e^(beta x), so other betas take the f64 lanes below): max(x, 0) +
+// log(1 + e^-|x|), the second term from the pieces above (AVX-512: up to
+// |x| = 15.75; AVX2: up to 8, kLinear). Beyond them, t - t^2/2 + t^3/3 with t
+// = e^-|x| <= 2^-11.5 (the next term is below 2^-35 of it): a branch taken
+// only by vectors holding such lanes. Without a permute: |x| < 0.88 ln 2 +
+// x/2 + x^2 Q(x^2); above, max(x, 0) + log1p(t), t = e^-|x| <= 0.415 kept
+// as m 2^k plus m's rounding error, log1p(t) = t + t^2 P(t) + t_lo / (1 +
+// t).
 struct softplus32 {
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x) {
+#if HWY_TARGET <= HWY_AVX3
+        if constexpr (hn::MaxLanes(DF()) == 16)
+            return from_pieces(df, x, 15.75f, [&](auto a) { return pieces32(df, a, kSoftplusPieces, 2.0f); });
+#endif
+#if HWY_TARGET == HWY_AVX2
+        if constexpr (hn::MaxLanes(DF()) == 8)
+            return from_pieces(df, x, 8.0f,
+                               [&](auto a) { return pieces_avx2<false, 0, true>(df, a, kSoftplusPieces8); });
+#endif
         const auto one = hn::Set(df, 1.0f);
         const auto a = hn::Abs(x), x2 = hn::Mul(x, x);
         const auto near = hn::Add(hn::Set(df, 0.693147182f),
@@ -1027,6 +1082,18 @@ struct softplus32 {
             return hn::IfThenElse(small, near, hn::Add(hn::Max(x, hn::Zero(df)), l));
         };
         return with_exp32(df, hn::Neg(a), softplus);
+    }
+    template <class DF, class Pieces>
+    static hn::Vec<DF> from_pieces(DF df, hn::Vec<DF> x, float end, const Pieces &pieces) {
+        const auto a = hn::Abs(x), pos = hn::Max(x, hn::Zero(df)); // (NaN: through the pieces' s)
+        const auto r = hn::Add(pos, pieces(a));
+        const auto far = hn::Gt(a, hn::Set(df, end));
+        if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
+        const auto tail = with_exp32(df, hn::Neg(a), [&](const auto &e) {
+            const auto t = e.value(df);
+            return hn::MulAdd(hn::Mul(t, t), hn::MulAdd(t, hn::Set(df, 1.0f / 3), hn::Set(df, -0.5f)), t);
+        });
+        return hn::IfThenElse(far, hn::Add(pos, tail), r);
     }
 };
 
