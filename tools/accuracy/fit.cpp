@@ -26,6 +26,8 @@
 //           phic_x    Phi(-x) = erfc(x / sqrt 2) / 2 in centred x
 //           softplusc_x  log(1 + e^-x) in centred x
 //           mishm_x   tanh(log(1 + e^x)) = Mish(x) / x in centred x
+//           gelutc_x  1 / (1 + e^(2z)), z = sqrt(2/pi) (x + 0.044715 x^3), in
+//                     centred x (1 - tanh GELU(x) / x)
 //           expm1_r   (e^r - 1) / r in r
 //           log1p_f   log(1 + f) / f in f
 //           softplus_q  (log(1 + e^y) - ln 2 - y/2) / y^2 in y^2
@@ -74,6 +76,9 @@ const function kFunctions[] = {
     {"phic_x", [](ld x) { return erfcl(x / sqrtl(2.0L)) / 2; }, true, false},
     {"softplusc_x", [](ld x) { return log1pl(expl(-x)); }, true, false},
     {"mishm_x", [](ld x) { return tanhl(log1pl(expl(x))); }, true, false},
+    {"gelutc_x",
+     [](ld x) { return 1 / (1 + expl(2 * sqrtl(2 / M_PIl) * (x + 0.044715L * x * x * x))); },
+     true, false},
     {"expm1_r", [](ld v) { return v == 0 ? 1.0L : expm1l(v) / v; }, false, false},
     {"log1p_f", [](ld v) { return v == 0 ? 1.0L : log1pl(v) / v; }, false, false},
     {"softplus_q",

@@ -819,13 +819,57 @@ struct elu32_fn {
         return hn::IfThenElse(hn::Gt(x, zero), x, hn::Mul(alpha, hn::IfThenElse(hn::Eq(x, zero), x, em1)));
     }
 };
-// x tanh(log(1 + e^x)) = x e^x g, g = (e^x + 2) / (e^x (e^x + 2) + 2), with
+#if HWY_TARGET <= HWY_AVX3
+// tanh(log(1 + e^x)) on the pieces [k/2 - 8, k/2 - 7.5] of x, degree 5 in s
+// = 2x - k + 15.5 (fusebox-fit mishm_x with CENTRE k/2 - 7.75, SCALE 2,
+// split; relative error at most 2^-22.9 in f32, rounding included). Layout
+// as kSigmoidPieces.
+// clang-format off
+alignas(64) constexpr float kMishPieces[7][32] = {
+    {0.000430649787f, 0.000709922228f, 0.00117019413f, 0.00192859082f, 0.0031777157f, 0.00523375021f, 0.00861427095f, 0.0141625097f, 0.0232412778f, 0.0380230322f, 0.061888393f, 0.0998724923f, 0.158867002f, 0.246731162f, 0.368659616f, 0.519707859f, 0.678289652f, 0.81335777f, 0.90549624f, 0.957104266f, 0.981980801f, 0.992805183f, 0.997217298f, 0.99894464f, 0.999604523f, 0.999852836f, 0.999945521f, 0.999979854f, 0.999992549f, 0.999997258f, 0.999998987f, 0.999999642f},
+    {0.000215278502f, 0.000354835007f, 0.000584754336f, 0.000963363738f, 0.00158632535f, 0.00260999147f, 0.00428842427f, 0.00703040324f, 0.0114824791f, 0.0186364613f, 0.029928254f, 0.0471992008f, 0.0721553341f, 0.104571491f, 0.13860926f, 0.159784511f, 0.151766047f, 0.114933722f, 0.0699867457f, 0.0357613452f, 0.0161542296f, 0.00673819333f, 0.00267511862f, 0.00103056838f, 0.000389853842f, 0.000145862912f, 5.42119815e-05f, 2.00675586e-05f, 7.41025315e-06f, 2.73230216e-06f, 1.00654836e-06f, 3.70599054e-07f},
+    {5.37961096e-05f, 8.86451817e-05f, 0.000146016348f, 0.000240373731f, 0.000395312934f, 0.00064905273f, 0.00106274697f, 0.0017321764f, 0.0028015899f, 0.00447198562f, 0.00697688572f, 0.0104500894f, 0.0145199439f, 0.0174480304f, 0.0153374234f, 0.00427677948f, -0.0123230554f, -0.0225256942f, -0.0207334924f, -0.0132570611f, -0.00679043401f, -0.00304264529f, -0.00125904148f, -0.000496964145f, -0.000190724852f, -7.19764939e-05f, -2.68898839e-05f, -9.98490214e-06f, -3.69404052e-06f, -1.3636195e-06f, -5.02689147e-07f, -1.85161724e-07f},
+    {8.95831818e-06f, 1.47532337e-05f, 2.42790211e-05f, 3.99071541e-05f, 6.54636533e-05f, 0.000107028653f, 0.000174007626f, 0.0002802292f, 0.000443960656f, 0.000683210441f, 0.000996184535f, 0.00130351493f, 0.00131970574f, 0.00040843006f, -0.00208223355f, -0.00512850145f, -0.00515846908f, -0.00129280612f, 0.00204105093f, 0.00254679471f, 0.00169140962f, 0.000861509587f, 0.00038192948f, 0.000156718292f, 6.15114695e-05f, 2.35226307e-05f, 8.85741974e-06f, 3.30457397e-06f, 1.22605616e-06f, 4.53366169e-07f, 1.67304449e-07f, 6.16641813e-08f},
+    {1.12132125e-06f, 1.84455996e-06f, 3.02978606e-06f, 4.96434268e-06f, 8.10074835e-06f, 1.31274182e-05f, 2.10229082e-05f, 3.29774884e-05f, 4.98189111e-05f, 6.99343e-05f, 8.32771402e-05f, 5.75253398e-05f, -8.05254749e-05f, -0.000413788541f, -0.00079185568f, -0.000532966747f, 0.000581765897f, 0.0010894814f, 0.000465181365f, -0.000119979974f, -0.000239642686f, -0.000163336488f, -8.25221214e-05f, -3.62350002e-05f, -1.47660112e-05f, -5.76975572e-06f, -2.20026868e-06f, -8.2708948e-07f, -3.08252112e-07f, -1.14294195e-07f, -4.22468851e-08f, -1.55865845e-08f},
+    {1.1164316e-07f, 1.83234192e-07f, 2.99834454e-07f, 4.88179751e-07f, 7.88121042e-07f, 1.25388249e-06f, 1.94377822e-06f, 2.87029525e-06f, 3.83255428e-06f, 3.93776418e-06f, 4.46986178e-07f, -1.30970029e-05f, -4.54998117e-05f, -8.48306299e-05f, -4.17755728e-05f, 0.000161171833f, 0.000223868541f, -4.08782507e-05f, -0.000158166033f, -6.51750015e-05f, 5.78644858e-06f, 1.88134109e-05f, 1.26753712e-05f, 6.27695908e-06f, 2.71761974e-06f, 1.09765415e-06f, 4.26575014e-07f, 1.62135038e-07f, 6.08250517e-08f, 2.26416486e-08f, 8.38892067e-09f, 3.0994356e-09f},
+    {-1.11971318e-11f, -5.10231137e-12f, 2.79429466e-11f, 1.21541371e-11f, 1.07352002e-10f, 1.96447053e-10f, -2.04724626e-10f, 3.07994991e-10f, 6.48944398e-10f, -4.96610808e-10f, -1.08438702e-09f, 3.40681972e-09f, 2.6337979e-10f, 5.07097297e-09f, 1.44404542e-08f, 1.40021568e-08f, -2.51534136e-08f, -1.20769856e-08f, 6.4891692e-09f, -1.47736321e-08f, -1.65550063e-08f, -1.78784969e-08f, -1.40589353e-08f, -2.42833353e-09f, -1.63644529e-08f, 2.80982668e-08f, -1.9327338e-08f, 1.47269006e-08f, 2.5990369e-08f, 6.30705888e-09f, 6.01464034e-09f, -1.3131114e-08f},
+};
+// clang-format on
+#endif
+// x tanh(log(1 + e^x)): with AVX-512, x h, h from the pieces above for |x|
+// <= 8 (each lane's piece from 2x + 15.5 rounded by a shifter, its
+// coefficients by one permute each; beyond, as elsewhere: vectors holding
+// such lanes). Elsewhere x e^x g, g = (e^x + 2) / (e^x (e^x + 2) + 2), with
 // e^x's scale applied last (one rounding where the result is subnormal); e^x
 // capped at e^20 (tanh is 1 there); -0 below -125.
 struct mish32_fn {
     static constexpr ew_fn fn = ew_fn::mish;
     static constexpr bool kF32 = true;
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+#if HWY_TARGET <= HWY_AVX3
+        if constexpr (hn::MaxLanes(DF()) == 16) {
+            const auto shifter = hn::Set(df, 0x1.8p23f);
+            // (NaN: piece 0, and NaN through s.)
+            const auto u = hn::Min(hn::Max(hn::MulAdd(x, hn::Set(df, 2.0f), hn::Set(df, 15.5f)), hn::Zero(df)),
+                                   hn::Set(df, 31.0f));
+            const auto t = hn::Add(u, shifter);
+            const auto s = hn::MulSub(x, hn::Set(df, 2.0f), hn::Sub(hn::Sub(t, shifter), hn::Set(df, 15.5f)));
+            const __m512i piece = _mm512_castps_si512(t.raw); // (permutes of two tables read the low 5 bits)
+            auto coef = [&](size_t j) {
+                return hn::Vec<DF>{_mm512_permutex2var_ps(hn::Load(df, kMishPieces[j]).raw, piece,
+                                                          hn::Load(df, kMishPieces[j] + 16).raw)};
+            };
+            auto h = coef(5);
+            for (size_t j = 5; j-- > 1;) h = hn::MulAdd(h, s, coef(j));
+            const auto r = hn::Mul(x, hn::Add(coef(0), hn::MulAdd(h, s, coef(6))));
+            const auto far = hn::Gt(hn::Abs(x), hn::Set(df, 8.0f));
+            if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
+            return hn::IfThenElse(far, exp_form(df, x), r);
+        }
+#endif
+        return exp_form(df, x);
+    }
+    template <class DF> static hn::Vec<DF> exp_form(DF df, hn::Vec<DF> x) {
         const auto two = hn::Set(df, 2.0f);
         const auto xe = hn::Min(x, hn::Set(df, 20.0f));
         const auto mish = [&](const auto &e) {
