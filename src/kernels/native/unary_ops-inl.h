@@ -532,11 +532,11 @@ HWY_INLINE hn::Vec<DF> saturating_pieces(DF df, hn::Vec<DF> x, const float (&c)[
 // each (coefficient j of piece k at c[j][k]; k up to 31, s = scale a - k);
 // coefficient 0 as a rounded value and its remainder (the last row):
 // c0 + (c0_lo + s P(s)), one rounding at the end instead of two.
+// pieces32_at evaluates them for a piece and s the caller found (`t`, a
+// shifted value whose low 5 bits name the piece; Mish's pieces are of x);
+// pieces32 finds them from a.
 template <class DF, size_t N>
-HWY_INLINE hn::Vec<DF> pieces32(DF df, hn::Vec<DF> a, const float (&c)[N][32], float scale) {
-    const auto shifter = hn::Set(df, 0x1.8p23f), k_scale = hn::Set(df, scale);
-    const auto t = hn::MulAdd(hn::Min(a, hn::Set(df, 31.0f / scale)), k_scale, shifter);
-    const auto s = hn::MulSub(a, k_scale, hn::Sub(t, shifter));
+HWY_INLINE hn::Vec<DF> pieces32_at(DF df, hn::Vec<DF> t, hn::Vec<DF> s, const float (&c)[N][32]) {
     const __m512i piece = _mm512_castps_si512(t.raw); // (permutes of two tables read the low 5 bits)
     auto coef = [&](size_t j) {
         return hn::Vec<DF>{_mm512_permutex2var_ps(hn::Load(df, c[j]).raw, piece, hn::Load(df, c[j] + 16).raw)};
@@ -544,6 +544,12 @@ HWY_INLINE hn::Vec<DF> pieces32(DF df, hn::Vec<DF> a, const float (&c)[N][32], f
     auto h = coef(N - 2);
     for (size_t j = N - 2; j-- > 1;) h = hn::MulAdd(h, s, coef(j));
     return hn::Add(coef(0), hn::MulAdd(h, s, coef(N - 1)));
+}
+template <class DF, size_t N>
+HWY_INLINE hn::Vec<DF> pieces32(DF df, hn::Vec<DF> a, const float (&c)[N][32], float scale) {
+    const auto shifter = hn::Set(df, 0x1.8p23f), k_scale = hn::Set(df, scale);
+    const auto t = hn::MulAdd(hn::Min(a, hn::Set(df, 31.0f / scale)), k_scale, shifter);
+    return pieces32_at(df, t, hn::MulSub(a, k_scale, hn::Sub(t, shifter)), c);
 }
 // sigmoid(-a) = 1 / (1 + e^a) on the pieces [k/2 - 1/4, k/2 + 1/4] of a
 // (the first from 0, the last up to 15.75), degree 5 in s = 2a - k
@@ -854,14 +860,7 @@ struct mish32_fn {
                                    hn::Set(df, 31.0f));
             const auto t = hn::Add(u, shifter);
             const auto s = hn::MulSub(x, hn::Set(df, 2.0f), hn::Sub(hn::Sub(t, shifter), hn::Set(df, 15.5f)));
-            const __m512i piece = _mm512_castps_si512(t.raw); // (permutes of two tables read the low 5 bits)
-            auto coef = [&](size_t j) {
-                return hn::Vec<DF>{_mm512_permutex2var_ps(hn::Load(df, kMishPieces[j]).raw, piece,
-                                                          hn::Load(df, kMishPieces[j] + 16).raw)};
-            };
-            auto h = coef(5);
-            for (size_t j = 5; j-- > 1;) h = hn::MulAdd(h, s, coef(j));
-            const auto r = hn::Mul(x, hn::Add(coef(0), hn::MulAdd(h, s, coef(6))));
+            const auto r = hn::Mul(x, pieces32_at(df, t, s, kMishPieces));
             const auto far = hn::Gt(hn::Abs(x), hn::Set(df, 8.0f));
             if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
             return hn::IfThenElse(far, exp_form(df, x), r);
