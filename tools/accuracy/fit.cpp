@@ -5,13 +5,20 @@
 // relative error of their Horner evaluation in that type (with FMA) measured
 // on 400,001 points.
 //
-//   fusebox-fit FUNCTION A B DEGREE [f32|f64] [CENTRE SCALE [split]]
+//   fusebox-fit FUNCTION A B DEGREE [f32|f64] [CENTRE SCALE [split] [minimax]]
+//   fusebox-fit FUNCTION graded ALPHA BETA POWER COUNT DEGREE
 //
 // CENTRE SCALE: for a centred function, the powers are of (v - CENTRE) *
 // SCALE instead (a piece whose variable the kernel computes with another
 // piece's formula). split: coefficient 0 as a rounded value and its
 // remainder (printed last), evaluated as c0 + (c0_lo + s P(s)): one rounding
-// at the end instead of c0's own and the sum's.
+// at the end instead of c0's own and the sum's. minimax: the polynomial of
+// least relative error instead of the interpolant (whose error is near
+// least in absolute terms: on a piece where the function falls by e^4, its
+// relative error is largest at the low end).
+//
+// graded: a whole table of pieces of unequal widths (graded below) in the
+// kernels' layout.
 //
 // FUNCTION: tanh_p    (tanh x - x) / x^3 in x^2
 //           erf_p     erf(x) / x - 1 in x^2 (absolute error)
@@ -31,6 +38,7 @@
 //           expm1_r   (e^r - 1) / r in r
 //           log1p_f   log(1 + f) / f in f
 //           softplus_q  (log(1 + e^y) - ln 2 - y/2) / y^2 in y^2
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -87,7 +95,65 @@ const function kFunctions[] = {
      false, false},
 };
 
-template <typename T> int fit(const function &fn, ld a, ld b, int n, ld centre, ld scale, bool split) {
+// The Chebyshev coefficients (on c + h [-1, 1]) of the polynomial of degree n
+// whose largest relative error is least: Lawson's iteration, each step a
+// least-squares fit of p / f to 1 on 4000 points weighted by the last
+// step's errors (which converges to the equioscillating, minimax fit).
+std::vector<ld> relative_minimax(const function &fn, ld c, ld h, int n) {
+    const int m = 4000, k = n + 1;
+    std::vector<ld> x(m), f(m), w(m, 1.0L / m), cheb(k);
+    std::vector<std::vector<ld>> t(m, std::vector<ld>(k));
+    for (int i = 0; i < m; ++i) {
+        x[i] = cosl(M_PIl * (i + 0.5L) / m), f[i] = fn.f(c + h * x[i]);
+        for (int j = 0; j < k; ++j) t[i][j] = j == 0 ? 1 : j == 1 ? x[i] : 2 * x[i] * t[i][j - 1] - t[i][j - 2];
+    }
+    for (int step = 0; step < 200; ++step) {
+        // Normal equations of sum w (p / f - 1)^2, by Gaussian elimination.
+        std::vector<std::vector<ld>> a(k, std::vector<ld>(k + 1, 0));
+        for (int i = 0; i < m; ++i)
+            for (int r = 0; r < k; ++r) {
+                const ld wr = w[i] * t[i][r] / f[i];
+                for (int q = 0; q < k; ++q) a[r][q] += wr * t[i][q] / f[i];
+                a[r][k] += wr;
+            }
+        for (int r = 0; r < k; ++r) {
+            int piv = r;
+            for (int q = r + 1; q < k; ++q)
+                if (fabsl(a[q][r]) > fabsl(a[piv][r])) piv = q;
+            std::swap(a[r], a[piv]);
+            for (int q = r + 1; q < k; ++q) {
+                const ld l = a[q][r] / a[r][r];
+                for (int j = r; j <= k; ++j) a[q][j] -= l * a[r][j];
+            }
+        }
+        for (int r = k; r-- > 0;) {
+            ld v = a[r][k];
+            for (int q = r + 1; q < k; ++q) v -= a[r][q] * cheb[q];
+            cheb[r] = v / a[r][r];
+        }
+        ld sum = 0;
+        for (int i = 0; i < m; ++i) {
+            ld p = 0;
+            for (int j = 0; j < k; ++j) p += cheb[j] * t[i][j];
+            w[i] *= fabsl(p / f[i] - 1);
+            sum += w[i];
+        }
+        if (!(sum > 0)) break;
+        for (ld &v : w) v /= sum;
+    }
+    return cheb;
+}
+
+// A fitted polynomial: coefficients rounded to T (and coefficient 0's
+// remainder when split), with its worst error measured on 400,001 points.
+template <typename T> struct piece_fit {
+    std::vector<T> coef;
+    T c0_lo = 0;
+    ld worst = 0, at = 0;
+};
+
+template <typename T>
+piece_fit<T> fit(const function &fn, ld a, ld b, int n, ld centre, ld scale, bool split, bool minimax) {
     const ld c = (a + b) / 2, h = (b - a) / 2;
     // Chebyshev coefficients from the values at the n + 1 Chebyshev nodes.
     std::vector<ld> cheb(n + 1, 0);
@@ -98,6 +164,7 @@ template <typename T> int fit(const function &fn, ld a, ld b, int n, ld centre, 
         }
         cheb[j] *= (j == 0 ? 1.0L : 2.0L) / (n + 1);
     }
+    if (minimax) cheb = relative_minimax(fn, c, h, n);
     // Powers of s = (v - c) / h: T_j by the recurrence.
     std::vector<std::vector<ld>> t(n + 1, std::vector<ld>(n + 1, 0));
     t[0][0] = 1;
@@ -119,34 +186,100 @@ template <typename T> int fit(const function &fn, ld a, ld b, int n, ld centre, 
             binom = binom * (i - j) / (j + 1);
         }
     }
-    m = mu;
-    std::vector<T> coef(m.begin(), m.end());
-    const T c0_lo = static_cast<T>(m[0] - coef[0]);
-    ld worst = 0, at = 0;
+    piece_fit<T> r;
+    r.coef.assign(mu.begin(), mu.end());
+    r.c0_lo = split ? static_cast<T>(mu[0] - r.coef[0]) : 0;
     for (int k = 0; k <= 400000; ++k) {
         const T v = static_cast<T>(a + (b - a) * k / 400000.0L);
         const T s = fn.centred ? (v - static_cast<T>(centre)) * static_cast<T>(scale) : v;
-        T p = coef[n];
-        for (int i = n - 1; i >= 1; --i) p = std::fma(p, s, coef[i]);
-        p = split ? coef[0] + std::fma(p, s, c0_lo) : std::fma(p, s, coef[0]);
+        T p = r.coef[n];
+        for (int i = n - 1; i >= 1; --i) p = std::fma(p, s, r.coef[i]);
+        p = split ? r.coef[0] + std::fma(p, s, r.c0_lo) : std::fma(p, s, r.coef[0]);
         const ld exact = fn.f(v);
         const ld err = fabsl((p - exact) / (fn.absolute ? 1 : exact));
-        if (err > worst) worst = err, at = v;
+        if (err > r.worst) r.worst = err, r.at = v;
     }
+    return r;
+}
+
+template <typename T> void print(const function &fn, ld a, ld b, int n, const piece_fit<T> &r) {
     std::printf("%s on [%Lg, %Lg], degree %d: %s error %.3Lg (2^%.1f) at %Lg\n", fn.name, a, b, n,
-                fn.absolute ? "absolute" : "relative", worst, static_cast<double>(log2l(worst)), at);
+                fn.absolute ? "absolute" : "relative", r.worst, static_cast<double>(log2l(r.worst)), r.at);
+}
+
+template <typename T>
+int fit_one(const function &fn, ld a, ld b, int n, ld centre, ld scale, bool split, bool minimax) {
+    const piece_fit<T> r = fit<T>(fn, a, b, n, centre, scale, split, minimax);
+    print(fn, a, b, n, r);
     if (fn.centred) std::printf("centre %.9Lg, scale %.9Lg\n", centre, scale);
     for (int i = 0; i <= n; ++i)
-        std::printf("%.*g%s", sizeof(T) == 4 ? 9 : 17, static_cast<double>(coef[i]), i < n || split ? ", " : "\n");
-    if (split) std::printf("%.*g\n", sizeof(T) == 4 ? 9 : 17, static_cast<double>(c0_lo));
+        std::printf("%.*g%s", sizeof(T) == 4 ? 9 : 17, static_cast<double>(r.coef[i]), i < n || split ? ", " : "\n");
+    if (split) std::printf("%.*g\n", sizeof(T) == 4 ? 9 : 17, static_cast<double>(r.c0_lo));
+    return 0;
+}
+
+// Graded pieces (f32, split, relative minimax): piece k of a >= 0 where g(a)
+// = a (alpha + beta a^power) is in [k, k + 1], k < count, fitted on it
+// widened by 2^-16 (the kernel's rounded g may pick a neighbour there), in
+// s = a - centre: the first piece's centre its middle, the others' their
+// right end (a falling function's terms then all add), each rounded to a
+// multiple of 2^-12 so that a - centre is exact. Printed in the kernels'
+// layout: the centres, then coefficient j of piece k at row j, column k,
+// coefficient 0's remainder last.
+int graded(const function &fn, ld alpha, ld beta, int power, int count, int n) {
+    const auto g = [&](ld a) { return a * (alpha + beta * powl(a, power)); };
+    const auto g_inverse = [&](ld y) {
+        ld lo = 0, hi = 1;
+        while (g(hi) < y) hi *= 2;
+        for (int i = 0; i < 200; ++i) (g((lo + hi) / 2) < y ? lo : hi) = (lo + hi) / 2;
+        return lo;
+    };
+    std::vector<float> centres;
+    std::vector<piece_fit<float>> fits;
+    ld worst = 0;
+    for (int k = 0; k < count; ++k) {
+        const ld a = g_inverse(k), b = g_inverse(k + 1);
+        const ld centre = (k == 0 ? roundl((a + b) / 2 * 4096) : ceill(b * 4096)) / 4096;
+        centres.push_back(static_cast<float>(centre));
+        fits.push_back(fit<float>(fn, a * (1 - 0x1p-16L), b * (1 + 0x1p-16L), n, centre, 1, true, true));
+        print(fn, a, b, n, fits.back());
+        worst = std::max(worst, fits.back().worst);
+    }
+    std::printf("worst relative error %.3Lg (2^%.1f)\n", worst, static_cast<double>(log2l(worst)));
+    const auto row = [&](auto value) {
+        std::printf("    {");
+        for (int k = 0; k < count; ++k) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.9g", static_cast<double>(value(k)));
+            std::printf("%s%sf%s", text, std::strpbrk(text, ".en") ? "" : ".0", k + 1 < count ? ", " : "},\n");
+        }
+    };
+    row([&](int k) { return centres[k]; });
+    for (int j = 0; j <= n; ++j) row([&](int k) { return fits[k].coef[j]; });
+    row([&](int k) { return fits[k].c0_lo; });
     return 0;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
+    if (argc == 8 && std::strcmp(argv[2], "graded") == 0) {
+        for (const function &fn : kFunctions)
+            if (std::strcmp(fn.name, argv[1]) == 0 && !fn.absolute && fn.centred) {
+                const int power = std::atoi(argv[5]), count = std::atoi(argv[6]), n = std::atoi(argv[7]);
+                const ld alpha = strtold(argv[3], nullptr), beta = strtold(argv[4], nullptr);
+                if (!(alpha > 0) || !(beta >= 0) || power < 1 || count < 1 || count > 64 || n < 1 || n > 20)
+                    return std::fprintf(stderr, "fusebox-fit: need ALPHA > 0, BETA >= 0, POWER >= 1, "
+                                                "1 <= COUNT <= 64, 1 <= DEGREE <= 20\n"),
+                           2;
+                return graded(fn, alpha, beta, power, count, n);
+            }
+        std::fprintf(stderr, "fusebox-fit: %s is not a centred function with relative error\n", argv[1]);
+        return 2;
+    }
     if (argc < 5) {
-        std::fprintf(stderr, "usage: fusebox-fit FUNCTION A B DEGREE [f32|f64] [CENTRE SCALE [split]]\n");
+        std::fprintf(stderr, "usage: fusebox-fit FUNCTION A B DEGREE [f32|f64] [CENTRE SCALE [split] [minimax]]\n"
+                             "       fusebox-fit FUNCTION graded ALPHA BETA POWER COUNT DEGREE\n");
         return 2;
     }
     for (const function &fn : kFunctions)
@@ -158,9 +291,15 @@ int main(int argc, char **argv) {
             const ld centre = argc > 7 ? strtold(argv[6], nullptr) : (a + b) / 2,
                      scale = argc > 7 ? strtold(argv[7], nullptr) : 2 / (b - a);
             if (!(scale > 0)) return std::fprintf(stderr, "fusebox-fit: need SCALE > 0\n"), 2;
-            const bool split = argc > 8 && std::strcmp(argv[8], "split") == 0;
-            return argc > 5 && std::strcmp(argv[5], "f64") == 0 ? fit<double>(fn, a, b, n, centre, scale, split)
-                                                                : fit<float>(fn, a, b, n, centre, scale, split);
+            bool split = false, minimax = false;
+            for (int i = 8; i < argc; ++i) {
+                split |= std::strcmp(argv[i], "split") == 0;
+                minimax |= std::strcmp(argv[i], "minimax") == 0;
+            }
+            if (minimax && fn.absolute) return std::fprintf(stderr, "fusebox-fit: minimax is for relative errors\n"), 2;
+            return argc > 5 && std::strcmp(argv[5], "f64") == 0
+                       ? fit_one<double>(fn, a, b, n, centre, scale, split, minimax)
+                       : fit_one<float>(fn, a, b, n, centre, scale, split, minimax);
         }
     std::fprintf(stderr, "fusebox-fit: unknown function %s\n", argv[1]);
     return 2;

@@ -551,6 +551,25 @@ HWY_INLINE hn::Vec<DF> pieces32(DF df, hn::Vec<DF> a, const float (&c)[N][32], f
     const auto t = hn::MulAdd(hn::Min(a, hn::Set(df, 31.0f / scale)), k_scale, shifter);
     return pieces32_at(df, t, hn::MulSub(a, k_scale, hn::Sub(t, shifter)), c);
 }
+// Graded pieces: 32 pieces of a >= 0 of unequal widths, piece k where g(a)
+// = a (alpha + beta a^kPower) is in [k, k + 1] (g chosen so that each spans
+// about the same factor of a function falling ever faster), found by
+// rounding g - 1/2 with a shifter (g's own roundings may pick a neighbour
+// within 2^-20 of a boundary: each piece is fitted a little past its ends);
+// its polynomial in s = a - at[k], exact (the centres are multiples of
+// 2^-12), coefficients as pieces32's (fusebox-fit FUNCTION graded ALPHA
+// BETA POWER 32 DEGREE prints `at` and c). Past the last piece, garbage:
+// the callers replace those lanes.
+template <int kPower, class DF, size_t N>
+HWY_INLINE hn::Vec<DF> graded_pieces32(DF df, hn::Vec<DF> a, float alpha, float beta, const float (&at)[32],
+                                       const float (&c)[N][32]) {
+    const auto q = kPower == 1 ? a : hn::Mul(a, a);
+    const auto g = hn::MulAdd(a, hn::MulAdd(q, hn::Set(df, beta), hn::Set(df, alpha)), hn::Set(df, -0.5f));
+    const auto t = hn::Add(hn::Min(g, hn::Set(df, 31.0f)), hn::Set(df, 0x1.8p23f)); // (a >= 0: g >= -1/2)
+    const __m512 centre =
+        _mm512_permutex2var_ps(hn::Load(df, at).raw, _mm512_castps_si512(t.raw), hn::Load(df, at + 16).raw);
+    return pieces32_at(df, t, hn::Sub(a, hn::Vec<DF>{centre}), c);
+}
 // sigmoid(-a) = 1 / (1 + e^a) on the pieces [k/2 - 1/4, k/2 + 1/4] of a
 // (the first from 0, the last up to 15.75), degree 5 in s = 2a - k
 // (fusebox-fit sigmoidc_x with CENTRE k/2, SCALE 2, split; relative error
@@ -735,13 +754,11 @@ struct tanh32_fn {
 // span a factor near e: the linear term is then exact inside its FMA and only
 // the smaller s^2 P(s) rounds before the sum (one operation more; SoftPlus
 // 1.88 -> 1.69 ulp).
+//
+// pieces_avx2_at evaluates them for a piece and s the caller found (`piece`,
+// k - 1 in its low bits; graded_pieces8 below); pieces_avx2 finds them from u.
 template <bool kBoth, size_t kSkip, bool kLinear = false, class DF, size_t N, size_t kCols>
-HWY_INLINE hn::Vec<DF> pieces_avx2(DF df, hn::Vec<DF> u, const float (&c)[N][kCols]) {
-    const auto shifter = hn::Set(df, 0x1.8p23f);
-    const auto t = hn::Max(
-        hn::Add(hn::Add(hn::Min(u, hn::Set(df, float{kCols})), hn::Set(df, -0.5f - 0x1p-20f)), shifter), shifter);
-    const auto s = hn::Sub(u, hn::Sub(t, hn::Set(df, 0x1.8p23f - 1.0f)));
-    const __m256i piece = _mm256_castps_si256(t.raw);
+HWY_INLINE hn::Vec<DF> pieces_avx2_at(DF df, __m256i piece, hn::Vec<DF> s, const float (&c)[N][kCols]) {
     const __m256 upper = _mm256_castsi256_ps(_mm256_slli_epi32(piece, 28)); // (bit 3 in the sign)
     auto coef = [&](size_t j) {
         const __m256 lo = _mm256_permutevar8x32_ps(hn::Load(df, c[j]).raw, piece);
@@ -755,6 +772,33 @@ HWY_INLINE hn::Vec<DF> pieces_avx2(DF df, hn::Vec<DF> u, const float (&c)[N][kCo
     }
     for (size_t j = N - 2 - kSkip; j-- > 1;) h = hn::MulAdd(h, s, coef(j));
     return hn::Add(coef(0), hn::MulAdd(h, s, coef(N - 1)));
+}
+template <bool kBoth, size_t kSkip, bool kLinear = false, class DF, size_t N, size_t kCols>
+HWY_INLINE hn::Vec<DF> pieces_avx2(DF df, hn::Vec<DF> u, const float (&c)[N][kCols]) {
+    const auto shifter = hn::Set(df, 0x1.8p23f);
+    const auto t = hn::Max(
+        hn::Add(hn::Add(hn::Min(u, hn::Set(df, float{kCols})), hn::Set(df, -0.5f - 0x1p-20f)), shifter), shifter);
+    const auto s = hn::Sub(u, hn::Sub(t, hn::Set(df, 0x1.8p23f - 1.0f)));
+    return pieces_avx2_at<kBoth, kSkip, kLinear>(df, _mm256_castps_si256(t.raw), s, c);
+}
+// Graded pieces: 8 pieces of a >= 0 of unequal widths, piece k where g(a) =
+// a (alpha + beta a^kPower) is in [k, k + 1] (g chosen so that each spans
+// about the same factor of a function falling ever faster), found by
+// rounding g - 1/2 with a shifter (g's own roundings may pick a neighbour
+// within 2^-20 of a boundary: each piece is fitted a little past its ends);
+// its polynomial in s = a - at[k], exact (the centres are multiples of
+// 2^-12), coefficients as pieces_avx2's (row j, column k; fusebox-fit
+// FUNCTION graded ALPHA BETA POWER 8 DEGREE prints `at` and c). Past the
+// last piece, garbage: the callers replace those lanes.
+template <int kPower, class DF, size_t N>
+HWY_INLINE hn::Vec<DF> graded_pieces8(DF df, hn::Vec<DF> a, float alpha, float beta, const float (&at)[8],
+                                      const float (&c)[N][8]) {
+    const auto q = kPower == 1 ? a : hn::Mul(a, a);
+    const auto g = hn::MulAdd(a, hn::MulAdd(q, hn::Set(df, beta), hn::Set(df, alpha)), hn::Set(df, -0.5f));
+    const auto t = hn::Add(hn::Min(g, hn::Set(df, 7.0f)), hn::Set(df, 0x1.8p23f)); // (a >= 0: g >= -1/2)
+    const __m256i piece = _mm256_castps_si256(t.raw);
+    const auto s = hn::Sub(a, hn::Vec<DF>{_mm256_permutevar8x32_ps(hn::Load(df, at).raw, piece)});
+    return pieces_avx2_at<false, 0>(df, piece, s, c);
 }
 #endif
 // With AVX-512, from the pieces of sigmoid(-|x|) = h above
@@ -972,30 +1016,50 @@ struct erf32_fn {
 };
 #if HWY_TARGET == HWY_AVX2
 // Phi(-a) = erfc(a / sqrt 2) / 2 on the pieces [(k - 1) / 2, k / 2] of a up
-// to 8, in s = 2a - k: degree 7 up to 4 (its top two coefficients 0), 9
-// beyond (fusebox-fit phic_x (K-1)/2 K/2 7|9 f32 K/2 2 split; relative error
-// at most 2^-22.6 up to 4, 2^-19.4 beyond, in f32, rounding included). Column
+// to 4, degree 7 in s = 2a - k (fusebox-fit phic_x (K-1)/2 K/2 7 f32 K/2 2
+// split; relative error at most 2^-22.6 in f32, rounding included). Column
 // k - 1, the remainder last.
 // clang-format off
-alignas(32) constexpr float kPhiPieces16[11][16] = {
-    {0.308537543f, 0.158655256f, 0.066807203f, 0.0227501318f, 0.00620966544f, 0.00134989806f, 0.000232629085f, 3.16712431e-05f, 3.39767303e-06f, 2.86651584e-07f, 1.89895619e-08f, 9.86587589e-10f, 4.01600038e-11f, 1.2798123e-12f, 3.19089e-14f, 6.22095195e-16f},
-    {-0.176032662f, -0.120985359f, -0.0647588f, -0.0269954856f, -0.00876415055f, -0.00221592351f, -0.000436340983f, -6.69151195e-05f, -7.99187092e-06f, -7.43359806e-07f, -5.38488152e-08f, -3.03794523e-09f, -1.33478381e-10f, -4.56741329e-12f, -1.21719583e-13f, -2.52630647e-15f},
-    {0.0220041648f, 0.0302464291f, 0.024284523f, 0.013497686f, 0.0054775863f, 0.00166195887f, 0.0003818064f, 6.69149231e-05f, 8.99085717e-06f, 9.29198848e-07f, 7.40415658e-08f, 4.55678428e-09f, 2.16883206e-10f, 7.99113727e-12f, 2.2810104e-13f, 5.04666635e-15f},
-    {0.00550168008f, 6.95041592e-07f, -0.00337306992f, -0.00337487878f, -0.001917216f, -0.000738515751f, -0.000204473996f, -4.18236777e-05f, -6.41011366e-06f, -7.4337089e-07f, -6.56350494e-08f, -4.43195614e-09f, -2.29646829e-10f, -9.15680812e-12f, -2.81675155e-13f, -6.70196481e-15f},
-    {-0.00125801517f, -0.00125757826f, -0.000380333338f, 0.000279476197f, 0.000370670023f, 0.000208236423f, 7.38104281e-05f, 1.8114506e-05f, 3.2312953e-06f, 4.25810782e-07f, 4.19902975e-08f, 3.1224332e-09f, 1.7587598e-10f, 7.51853701e-12f, 2.43762069e-13f, 5.96890269e-15f},
-    {-0.000137481911f, 0.000131595647f, 0.000181371986f, 6.66736014e-05f, -2.12033428e-05f, -3.35721888e-05f, -1.7598526e-05f, -5.70375778e-06f, -1.21285916e-06f, -1.85337029e-07f, -2.08203108e-08f, -1.75192749e-09f, -1.1211708e-10f, -5.53445354e-12f, -2.13608712e-13f, -6.52564178e-15f},
-    {5.51082776e-05f, 3.77418655e-05f, -1.29378031e-05f, -2.52517111e-05f, -8.33214563e-06f, 2.96835765e-06f, 3.35583604e-06f, 1.2523941e-06f, 3.49030586e-07f, 6.22944327e-08f, 7.70401343e-09f, 6.67417566e-10f, 3.99007806e-11f, 1.54306331e-12f, 2.89150858e-14f, -5.1876517e-16f},
-    {7.25758628e-06f, -2.62548087e-06f, -6.30384147e-06f, -1.46774016e-06f, 2.02750653e-06f, 1.40775319e-06f, 1.17213816e-07f, -2.33453591e-07f, -7.34127212e-08f, -1.78395769e-08f, -3.0512104e-09f, -3.86246757e-10f, -3.69493984e-11f, -2.6892375e-12f, -1.48997066e-13f, -6.2764612e-15f},
-    {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.35311335e-08f, 2.8636864e-09f, 2.59384486e-10f, -9.43420168e-12f, -5.43190016e-12f, -7.12306353e-13f, -5.47224382e-14f, -2.82702752e-15f},
-    {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -5.98843364e-10f, -9.46564049e-10f, -3.11364684e-10f, -5.76981796e-11f, -7.00787301e-12f, -5.91849269e-13f, -3.58473423e-14f, -1.58666974e-15f},
-    {-4.06385325e-09f, -2.06866568e-09f, -1.73554671e-09f, 1.41518297e-10f, -1.20904883e-10f, -1.77243723e-11f, -3.14523429e-12f, -1.27984038e-12f, 9.86378337e-14f, -1.24988665e-14f, 4.61573452e-16f, 3.61784878e-17f, -7.39454748e-19f, -2.40499564e-20f, -1.07997406e-21f, 6.14505882e-24f},
+alignas(32) constexpr float kPhiPieces8[9][8] = {
+    {0.308537543f, 0.158655256f, 0.066807203f, 0.0227501318f, 0.00620966544f, 0.00134989806f, 0.000232629085f, 3.16712431e-05f},
+    {-0.176032662f, -0.120985359f, -0.0647588f, -0.0269954856f, -0.00876415055f, -0.00221592351f, -0.000436340983f, -6.69151195e-05f},
+    {0.0220041648f, 0.0302464291f, 0.024284523f, 0.013497686f, 0.0054775863f, 0.00166195887f, 0.0003818064f, 6.69149231e-05f},
+    {0.00550168008f, 6.95041592e-07f, -0.00337306992f, -0.00337487878f, -0.001917216f, -0.000738515751f, -0.000204473996f, -4.18236777e-05f},
+    {-0.00125801517f, -0.00125757826f, -0.000380333338f, 0.000279476197f, 0.000370670023f, 0.000208236423f, 7.38104281e-05f, 1.8114506e-05f},
+    {-0.000137481911f, 0.000131595647f, 0.000181371986f, 6.66736014e-05f, -2.12033428e-05f, -3.35721888e-05f, -1.7598526e-05f, -5.70375778e-06f},
+    {5.51082776e-05f, 3.77418655e-05f, -1.29378031e-05f, -2.52517111e-05f, -8.33214563e-06f, 2.96835765e-06f, 3.35583604e-06f, 1.2523941e-06f},
+    {7.25758628e-06f, -2.62548087e-06f, -6.30384147e-06f, -1.46774016e-06f, 2.02750653e-06f, 1.40775319e-06f, 1.17213816e-07f, -2.33453591e-07f},
+    {-4.06385325e-09f, -2.06866568e-09f, -1.73554671e-09f, 1.41518297e-10f, -1.20904883e-10f, -1.77243723e-11f, -3.14523429e-12f, -1.27984038e-12f},
+};
+// clang-format on
+// The same up to 8 on 8 graded pieces, where a/2 + a^2/16 is in [k, k + 1]
+// (widths 1.66 down to 0.69: each spans a factor of e^2.3 to e^5.4 of the
+// function, half-widths up to e^4), degree 10 in s = a - kPhiGradedAt[k] (fusebox-fit phic_x graded 0.5 0.0625 1 8
+// 10; relative error at most 2^-20.7 in f32, rounding included).
+// clang-format off
+alignas(32) constexpr float kPhiGradedAt[8] = {0.828369141f, 2.92822266f, 4.0f, 4.94433594f, 5.7980957f, 6.58300781f, 7.3137207f, 8.0f};
+alignas(32) constexpr float kPhiGraded[12][8] = {
+    {0.203730732f, 0.00170452904f, 3.16712431e-05f, 3.82019266e-07f, 3.35360872e-09f, 2.30512467e-11f, 1.29922508e-13f, 6.22096254e-16f},
+    {-0.283077031f, -0.00548256375f, -0.000133830225f, -1.9607819e-06f, -1.99927417e-08f, -1.55101723e-10f, -9.67358897e-13f, -5.05215215e-15f},
+    {0.117246069f, 0.00802707113f, 0.000267660653f, 4.84735438e-06f, 5.79614721e-08f, 5.10580966e-10f, 3.53851583e-12f, 2.02189678e-14f},
+    {0.0148053421f, -0.00692143897f, -0.000334572076f, -7.66279845e-06f, -1.08650902e-07f, -1.09280751e-09f, -8.43508423e-12f, -5.27451719e-14f},
+    {-0.0226062573f, 0.00372772431f, 0.000289993564f, 8.65735547e-06f, 1.48316445e-07f, 1.7368138e-09f, 1.52764745e-11f, 1.07301565e-13f},
+    {0.00152270764f, -0.00115017884f, -0.000181663767f, -7.45199532e-06f, -1.52274211e-07f, -1.94309679e-09f, -1.74101081e-11f, -1.17856828e-13f},
+    {0.00280033471f, 5.16512664e-05f, 8.28243647e-05f, 4.8361635e-06f, 1.42119362e-07f, 2.73968737e-09f, 3.76565445e-11f, 3.89816299e-13f},
+    {-0.000506091339f, 9.70701367e-05f, -2.51614365e-05f, -2.8806196e-06f, -5.92286824e-08f, 1.30882027e-10f, 2.12942042e-11f, 4.04175689e-13f},
+    {-0.000240983005f, -5.59955297e-05f, 3.97081294e-06f, 7.42328496e-07f, 9.85679236e-08f, 4.25021929e-09f, 9.43624831e-11f, 1.3448087e-12f},
+    {6.09908275e-05f, 3.67065331e-06f, 3.45973717e-07f, -5.98540396e-07f, 2.07878976e-08f, 2.32896369e-09f, 6.8417251e-11f, 1.13800755e-12f},
+    {1.14720606e-05f, 5.29737508e-06f, -1.10414135e-06f, -9.24355259e-09f, 3.12223243e-08f, 1.82605631e-09f, 4.79772853e-11f, 7.77981304e-13f},
+    {7.36989358e-09f, 5.53809776e-11f, -1.20130544e-12f, 1.0242981e-15f, 3.43893888e-17f, 5.46009618e-19f, -3.73082973e-21f, 1.81670186e-23f},
 };
 // clang-format on
 #endif
 // x Phi(x): with AVX-512 from the pieces of Phi(-|x|) = h above
 // (kPhiPieces), x - |x| h for x > 0 and x h below (below -7.875, where the
 // pieces end, as elsewhere: vectors holding such lanes); with AVX2 the same
-// from kPhiPieces16 up to |x| = 8 (beyond, as elsewhere). Elsewhere
+// from kPhiPieces8 where every lane is within +-4 (one permute for each of 9
+// coefficients), else from kPhiGraded up to |x| = 8 (one for each of 13;
+// beyond, as elsewhere). Elsewhere
 // 0.5 x erfc(-x / sqrt 2), as x - 0.5 x erfc a for x > 0 and 0.5 x erfc a
 // below (the negative tail without cancellation), a = |x| / sqrt 2, erfc a =
 // e^(-x^2/2) R(a) with x^2 in two parts (hi + lo exactly), so that the
@@ -1022,8 +1086,8 @@ struct gelu_erf32_fn {
             // (+-0: x h = -0, x - a h = +0.)
             auto gelu = [&](hn::Vec<DF> h) { return hn::IfNegativeThenElse(x, hn::Mul(x, h), hn::NegMulAdd(a, h, x)); };
             if (HWY_LIKELY(hn::AllTrue(df, hn::Le(a, hn::Set(df, 4.0f)))))
-                return gelu(pieces_avx2<false, 2>(df, u, kPhiPieces16));
-            const auto r = gelu(pieces_avx2<true, 0>(df, u, kPhiPieces16));
+                return gelu(pieces_avx2<false, 0>(df, u, kPhiPieces8));
+            const auto r = gelu(graded_pieces8<1>(df, a, 0.5f, 0.0625f, kPhiGradedAt, kPhiGraded));
             const auto far = hn::Gt(a, hn::Set(df, 8.0f));
             if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
             return hn::IfThenElse(far, exp_form(df, x), r);
@@ -1165,6 +1229,73 @@ struct softplus_fn {
         return hn::Mul(log1p_exp64(dd, hn::Mul(beta, x)), inv_beta);
     }
 };
+#if HWY_TARGET <= HWY_AVX3
+// 1 / (1 + e^w(a)), w = 2 sqrt(2/pi) (a + 0.044715 a^3) (tanh GELU's 1 -
+// GELU(a) / a), on 32 graded pieces of a up to 8, where 7a/8 + 25a^3/512
+// is in [k, k + 1] (widths 1.07 down to 0.10: each spans a factor of at most
+// e^1.6 of the function, where pieces of width 1/4 span up to e^3.8),
+// degree 6 in s = a - kGeluTanhGradedAt[k] (fusebox-fit gelutc_x graded
+// 0.875 0.048828125 2 32 6; relative error at most 2^-21.2 in f32, rounding
+// included).
+// clang-format off
+alignas(64) constexpr float kGeluTanhGradedAt[32] = {
+    0.536865234f, 1.90185547f, 2.52758789f, 3.02587891f, 3.44091797f, 3.79858398f, 4.11425781f, 4.39770508f,
+    4.65551758f, 4.89282227f, 5.11303711f, 5.31884766f, 5.51220703f, 5.69482422f, 5.86791992f, 6.03295898f,
+    6.19067383f, 6.34155273f, 6.48632812f, 6.62573242f, 6.76025391f, 6.89013672f, 7.01586914f, 7.13769531f,
+    7.25585938f, 7.37060547f, 7.48242188f, 7.59106445f, 7.69702148f, 7.80053711f, 7.90136719f, 8.0f
+};
+alignas(64) constexpr float kGeluTanhGraded[8][32] = {
+    {0.295721829f, 0.0285875481f, 0.00556496251f, 0.00110647012f, 0.000225285039f, 4.66556849e-05f, 9.78416938e-06f,
+     2.07301446e-06f, 4.43289053e-07f, 9.5341548e-08f, 2.06141468e-08f, 4.47625315e-09f, 9.76458581e-10f,
+     2.13780299e-10f, 4.69998797e-11f, 1.03375312e-11f, 2.2771186e-12f, 5.03553579e-13f, 1.11683578e-13f,
+     2.47922393e-14f, 5.50611819e-15f, 1.2255491e-15f, 2.7295065e-16f, 6.0874319e-17f, 1.3600607e-17f,
+     3.04427881e-18f, 6.8022324e-19f, 1.52627709e-19f, 3.42462823e-20f, 7.67420448e-21f, 1.72729004e-21f,
+     3.88472975e-22f},
+    {-0.345200956f, -0.0658160746f, -0.0163993202f, -0.00392997172f, -0.000930280366f, -0.000218550718f,
+     -5.10654681e-05f, -1.18901671e-05f, -2.7640483e-06f, -6.40728217e-07f, -1.48257129e-07f, -3.42504443e-08f,
+     -7.90920218e-09f, -1.82525073e-09f, -4.21420066e-10f, -9.70367259e-11f, -2.23146276e-11f, -5.13838755e-12f,
+     -1.18404668e-12f, -2.72542839e-13f, -6.26514831e-14f, -1.44100498e-14f, -3.31151872e-15f, -7.61013522e-16f,
+     -1.74978055e-16f, -4.02597506e-17f, -9.2375825e-18f, -2.12622248e-18f, -4.88952302e-19f, -1.12203909e-19f,
+     -2.58399753e-20f, -5.94191501e-21f},
+    {0.0929429457f, 0.0622505248f, 0.02103105f, 0.00625503855f, 0.00175434409f, 0.000473938708f, 0.00012465367f,
+     3.2152373e-05f, 8.17719592e-06f, 2.05359424e-06f, 5.10714187e-07f, 1.25978573e-07f, 3.08903516e-08f,
+     7.53416529e-09f, 1.83098359e-09f, 4.42265724e-10f, 1.06365264e-10f, 2.55447608e-11f, 6.12426819e-12f,
+     1.46356896e-12f, 3.48643206e-13f, 8.29508174e-14f, 1.96883796e-14f, 4.66631806e-15f, 1.10505443e-15f,
+     2.61549348e-16f, 6.166918e-17f, 1.45700338e-17f, 3.43600218e-18f, 8.07912629e-19f, 1.9046675e-19f,
+     4.48024963e-20f},
+    {0.0407862291f, -0.0279077608f, -0.014854813f, -0.00577233778f, -0.00197319593f, -0.000624467095f,
+     -0.000187325626f, -5.40453402e-05f, -1.51497625e-05f, -4.14597525e-06f, -1.11337772e-06f, -2.94366686e-07f,
+     -7.68895347e-08f, -1.98740082e-08f, -5.0960498e-09f, -1.29380562e-09f, -3.25966837e-10f, -8.17744622e-11f,
+     -2.04273248e-11f, -5.0746872e-12f, -1.25403312e-12f, -3.08950619e-13f, -7.58018052e-14f, -1.85432368e-14f,
+     -4.52631495e-15f, -1.1028783e-15f, -2.67354568e-16f, -6.48821877e-17f, -1.57003761e-17f, -3.7840713e-18f,
+     -9.13822612e-19f, -2.19991786e-19f},
+    {-0.0212501828f, 0.00364596327f, 0.00551316561f, 0.00321947434f, 0.00143223547f, 0.000553093269f,
+     0.000194830136f, 6.42848245e-05f, 2.02075789e-05f, 6.11107043e-06f, 1.79258109e-06f, 5.12920849e-07f,
+     1.43866714e-07f, 3.96753279e-08f, 1.07924256e-08f, 2.89545299e-09f, 7.68076935e-10f, 2.02064407e-10f,
+     5.27540268e-11f, 1.36645383e-11f, 3.51384156e-12f, 8.98693826e-13f, 2.28528351e-13f, 5.78380456e-14f,
+     1.45798341e-14f, 3.66234049e-15f, 9.15042705e-16f, 2.2830574e-16f, 5.6755125e-17f, 1.40501921e-17f,
+     3.47659338e-18f, 8.5732659e-19f},
+    {-0.00372429262f, 0.00377103058f, -0.00100873259f, -0.00117769022f, -0.000690710149f, -0.000319992891f,
+     -0.000128856846f, -4.72214087e-05f, -1.61955886e-05f, -5.27531893e-06f, -1.65142626e-06f, -5.00675753e-07f,
+     -1.48093918e-07f, -4.28954223e-08f, -1.2231073e-08f, -3.41951623e-09f, -9.41507872e-10f, -2.57146499e-10f,
+     -6.96744468e-11f, -1.86730596e-11f, -4.95124124e-12f, -1.3054333e-12f, -3.41329639e-13f, -8.87362219e-14f,
+     -2.29776677e-14f, -5.93160021e-15f, -1.51381294e-15f, -3.87844158e-16f, -9.87621094e-17f, -2.49222901e-17f,
+     -6.3268001e-18f, -1.59489718e-18f},
+    {0.00308317225f, -0.000745167723f, -0.000914827047f, -0.000110511952f, 0.000158152339f, 0.00016061202f,
+     9.94982547e-05f, 4.93772277e-05f, 2.13636104e-05f, 8.40221219e-06f, 3.07922892e-06f, 1.06865252e-06f,
+     3.55167202e-07f, 1.13955807e-07f, 3.55108973e-08f, 1.07971783e-08f, 3.21476179e-09f, 9.39995415e-10f,
+     2.7055283e-10f, 7.67993655e-11f, 2.15343524e-11f, 5.97246254e-12f, 1.64026117e-12f, 4.4650858e-13f,
+     1.20577132e-13f, 3.23244849e-14f, 8.60801637e-15f, 2.27834372e-15f, 5.99641675e-16f, 1.57003168e-16f,
+     4.09106392e-17f, 1.06126751e-17f},
+    {-3.76812093e-09f, -5.10112008e-10f, 5.7124451e-11f, -1.37584701e-11f, -1.42701389e-12f, 1.50656831e-12f,
+     -2.23416609e-13f, -4.65150481e-14f, -7.03174015e-15f, 1.08943578e-15f, -5.98270011e-16f, 1.69342149e-16f,
+     5.44332389e-17f, -4.76780205e-18f, -3.60529565e-19f, 8.65772853e-20f, 8.42732335e-21f, -6.75117391e-21f,
+     -2.30694715e-21f, -2.14148145e-22f, 1.31569112e-22f, -3.95626776e-23f, 1.28501513e-23f, -6.92821379e-25f,
+     -7.10146577e-26f, 4.261796e-27f, 2.20175639e-26f, -6.43815963e-27f, 1.61595137e-29f, -2.33420037e-28f,
+     -3.03225241e-29f, -1.23163024e-29f},
+};
+// clang-format on
+#endif
 // x sigmoid(2z), z = sqrt(2/pi) (x + 0.044715 x^3): 0.5 x (1 + tanh z)
 // without cancellation (z's rounding, amplified up to 14 times in the result,
 // is why this one stays in f64); -0 at -inf.
@@ -1178,7 +1309,10 @@ struct gelu_tanh64_fn {
     }
 };
 #if HWY_TARGET <= HWY_AVX2
-// The same in f32 lanes (with FMA), w = 2z = A x + B x^3 (A = 2 sqrt(2/pi),
+// The same in f32 lanes (with FMA). With AVX-512, x - a h above zero and x h
+// below, h = 1 / (1 + e^w(a)) from the graded pieces above (a = |x| up to 8;
+// beyond, vectors holding such lanes, as elsewhere). Elsewhere (exp_form)
+// w = 2z = A x + B x^3 (A = 2 sqrt(2/pi),
 // B = 0.044715 A, each as hi + lo) kept as w + w_lo: x^2, B x^2 and A + B x^2
 // with their exact errors (FMA; Fast2Sum, the larger term found by Max). The
 // sigmoid of w + w_lo as sigmoid32_fn's, without its quotient's correction
@@ -1199,6 +1333,20 @@ struct gelu_tanh32_fn {
         w = hn::Mul(x, q), w_lo = hn::MulAdd(x, q_lo, hn::MulSub(x, q, w));
     }
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
+#if HWY_TARGET <= HWY_AVX3
+        if constexpr (hn::MaxLanes(DF()) == 16) {
+            const auto a = hn::Abs(x);
+            const auto h = graded_pieces32<2>(df, a, 0.875f, 0.048828125f, kGeluTanhGradedAt, kGeluTanhGraded);
+            // (+-0: x h keeps the sign.)
+            const auto r = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::NegMulAdd(a, h, x), hn::Mul(x, h));
+            const auto far = hn::Gt(a, hn::Set(df, 8.0f));
+            if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
+            return hn::IfThenElse(far, exp_form(df, x), r);
+        }
+#endif
+        return exp_form(df, x);
+    }
+    template <class DF> static hn::Vec<DF> exp_form(DF df, hn::Vec<DF> x) {
         hn::Vec<DF> w, w_lo;
         two_z(df, x, w, w_lo);
         // sigmoid(w + w_lo) = num / (c + m): e^-|w| = m 2^k with the factor
