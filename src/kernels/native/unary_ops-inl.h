@@ -507,6 +507,19 @@ struct log32_fn {
         return hn::IfThenElse(hn::Lt(x, zero), hn::Set(df, NAN), r);
     }
 };
+// r, except in the lanes where `far` holds: `form()` there, computed only
+// for a vector holding such a lane (a branch the common case does not pay
+// for, which also spares it a clamp).
+template <class DF, class F> HWY_INLINE hn::Vec<DF> unless_far(DF df, hn::Mask<DF> far, hn::Vec<DF> r, const F &form) {
+    if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
+    return hn::IfThenElse(far, form(), r);
+}
+// GELU (either mode) from h = GELU(-a) / -a, a = |x|: x h below zero, x -
+// a h above (GELU(x) - GELU(-x) = x), so no cancellation in the negative
+// tail; +-0 keep their sign.
+template <class DF> HWY_INLINE hn::Vec<DF> gelu_from(hn::Vec<DF> x, hn::Vec<DF> a, hn::Vec<DF> h) {
+    return hn::IfNegativeThenElse(x, hn::Mul(x, h), hn::NegMulAdd(a, h, x));
+}
 #if HWY_TARGET <= HWY_AVX3
 // An odd function that saturates at +-1, from 16 pieces of |x| (AVX-512, 16
 // lanes): piece k = round(scale |x|), up to 15 (ties to even: a boundary
@@ -826,9 +839,7 @@ struct sigmoid32_fn {
         if constexpr (hn::MaxLanes(DF()) == 16) {
             const auto ax = hn::Abs(x), h = pieces32(df, ax, kSigmoidPieces, 2.0f);
             const auto r = hn::IfThenElse(hn::Lt(x, hn::Zero(df)), h, hn::Sub(hn::Set(df, 1.0f), h));
-            const auto far = hn::Gt(ax, hn::Set(df, 15.75f));
-            if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
-            return hn::IfThenElse(far, quotient(df, x), r);
+            return unless_far(df, hn::Gt(ax, hn::Set(df, 15.75f)), r, [&] { return quotient(df, x); });
         }
 #endif
         return quotient(df, x);
@@ -851,9 +862,8 @@ struct sigmoid32_fn {
 #endif
         const auto rem = hn::Add(hn::NegMulAdd(q, d, num), hn::NegMulAdd(q, d_lo, num_lo));
         const auto r = hn::MulAdd(rem, y, q);
-        const auto far = hn::Gt(ax, hn::Set(df, 80.0f));
-        if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
-        return hn::IfThenElse(far, hn::IfThenElse(neg, exp32(df, x), one), r);
+        return unless_far(df, hn::Gt(ax, hn::Set(df, 80.0f)), r,
+                          [&] { return hn::IfThenElse(neg, exp32(df, x), one); });
     }
 };
 // x > 0 ? x : alpha (e^x - 1), e^x - 1 from the parts of e^x (no
@@ -905,9 +915,7 @@ struct mish32_fn {
             const auto t = hn::Add(u, shifter);
             const auto s = hn::MulSub(x, hn::Set(df, 2.0f), hn::Sub(hn::Sub(t, shifter), hn::Set(df, 15.5f)));
             const auto r = hn::Mul(x, pieces32_at(df, t, s, kMishPieces));
-            const auto far = hn::Gt(hn::Abs(x), hn::Set(df, 8.0f));
-            if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
-            return hn::IfThenElse(far, exp_form(df, x), r);
+            return unless_far(df, hn::Gt(hn::Abs(x), hn::Set(df, 8.0f)), r, [&] { return exp_form(df, x); });
         }
 #endif
         return exp_form(df, x);
@@ -1074,23 +1082,18 @@ struct gelu_erf32_fn {
         if constexpr (hn::MaxLanes(DF()) == 16) {
             const auto a = hn::Min(hn::Abs(x), hn::Set(df, 7.875f)), h = pieces32(df, a, kPhiPieces, 4.0f);
             // (Above 7.875, a h < 2^-46 leaves x as it is, inf included.)
-            const auto r = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::NegMulAdd(a, h, x), hn::Mul(x, h));
-            const auto far = hn::Lt(x, hn::Set(df, -7.875f));
-            if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
-            return hn::IfThenElse(far, exp_form(df, x), r);
+            return unless_far(df, hn::Lt(x, hn::Set(df, -7.875f)), gelu_from<DF>(x, a, h),
+                              [&] { return exp_form(df, x); });
         }
 #endif
 #if HWY_TARGET == HWY_AVX2
         if constexpr (hn::MaxLanes(DF()) == 8) {
             const auto a = hn::Abs(x), u = hn::Add(a, a);
-            // (+-0: x h = -0, x - a h = +0.)
-            auto gelu = [&](hn::Vec<DF> h) { return hn::IfNegativeThenElse(x, hn::Mul(x, h), hn::NegMulAdd(a, h, x)); };
             if (HWY_LIKELY(hn::AllTrue(df, hn::Le(a, hn::Set(df, 4.0f)))))
-                return gelu(pieces_avx2<false, 0>(df, u, kPhiPieces8));
-            const auto r = gelu(graded_pieces8<1>(df, a, 0.5f, 0.0625f, kPhiGradedAt, kPhiGraded));
-            const auto far = hn::Gt(a, hn::Set(df, 8.0f));
-            if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
-            return hn::IfThenElse(far, exp_form(df, x), r);
+                return gelu_from<DF>(x, a, pieces_avx2<false, 0>(df, u, kPhiPieces8));
+            const auto h = graded_pieces8<1>(df, a, 0.5f, 0.0625f, kPhiGradedAt, kPhiGraded);
+            return unless_far(df, hn::Gt(a, hn::Set(df, 8.0f)), gelu_from<DF>(x, a, h),
+                              [&] { return exp_form(df, x); });
         }
 #endif
         return exp_form(df, x);
@@ -1193,14 +1196,13 @@ struct softplus32 {
     template <class DF, class Pieces>
     static hn::Vec<DF> from_pieces(DF df, hn::Vec<DF> x, float end, const Pieces &pieces) {
         const auto a = hn::Abs(x), pos = hn::Max(x, hn::Zero(df)); // (NaN: through the pieces' s)
-        const auto r = hn::Add(pos, pieces(a));
-        const auto far = hn::Gt(a, hn::Set(df, end));
-        if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
-        const auto tail = with_exp32(df, hn::Neg(a), [&](const auto &e) {
-            const auto t = e.value(df);
-            return hn::MulAdd(hn::Mul(t, t), hn::MulAdd(t, hn::Set(df, 1.0f / 3), hn::Set(df, -0.5f)), t);
+        return unless_far(df, hn::Gt(a, hn::Set(df, end)), hn::Add(pos, pieces(a)), [&] {
+            return hn::Add(pos, with_exp32(df, hn::Neg(a), [&](const auto &e) {
+                               const auto t = e.value(df);
+                               return hn::MulAdd(hn::Mul(t, t),
+                                                 hn::MulAdd(t, hn::Set(df, 1.0f / 3), hn::Set(df, -0.5f)), t);
+                           }));
         });
-        return hn::IfThenElse(far, hn::Add(pos, tail), r);
     }
 };
 
@@ -1337,11 +1339,8 @@ struct gelu_tanh32_fn {
         if constexpr (hn::MaxLanes(DF()) == 16) {
             const auto a = hn::Abs(x);
             const auto h = graded_pieces32<2>(df, a, 0.875f, 0.048828125f, kGeluTanhGradedAt, kGeluTanhGraded);
-            // (+-0: x h keeps the sign.)
-            const auto r = hn::IfThenElse(hn::Gt(x, hn::Zero(df)), hn::NegMulAdd(a, h, x), hn::Mul(x, h));
-            const auto far = hn::Gt(a, hn::Set(df, 8.0f));
-            if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
-            return hn::IfThenElse(far, exp_form(df, x), r);
+            return unless_far(df, hn::Gt(a, hn::Set(df, 8.0f)), gelu_from<DF>(x, a, h),
+                              [&] { return exp_form(df, x); });
         }
 #endif
         return exp_form(df, x);
@@ -1361,12 +1360,12 @@ struct gelu_tanh32_fn {
 #else
         const auto r = hn::Mul(x, hn::Div(num, d));
 #endif
-        const auto far = hn::Gt(hn::Abs(w), hn::Set(df, 80.0f));
-        if (HWY_LIKELY(hn::AllFalse(df, far))) return r;
-        // (-0 below x = -20, where x^2 and w may be infinite.)
-        const auto tail = hn::IfThenElse(hn::Lt(x, hn::Set(df, -20.0f)), hn::Set(df, -0.0f),
-                                         exp32_parts<DF>(df, w).times(df, hn::MulAdd(x, w_lo, x)));
-        return hn::IfThenElse(far, hn::IfThenElse(hn::Lt(w, hn::Zero(df)), tail, x), r);
+        return unless_far(df, hn::Gt(hn::Abs(w), hn::Set(df, 80.0f)), r, [&] {
+            // (-0 below x = -20, where x^2 and w may be infinite.)
+            const auto tail = hn::IfThenElse(hn::Lt(x, hn::Set(df, -20.0f)), hn::Set(df, -0.0f),
+                                             exp32_parts<DF>(df, w).times(df, hn::MulAdd(x, w_lo, x)));
+            return hn::IfThenElse(hn::Lt(w, hn::Zero(df)), tail, x);
+        });
     }
 };
 #endif
