@@ -1,5 +1,6 @@
 # The graded tables of src/kernels/native/unary_ops-inl.h are what
-# fusebox-fit prints for the arguments their comments give: each TABLES entry
+# fusebox-fit prints for the arguments given here (by tests/CMakeLists.txt;
+# the tables' comments name the same): each TABLES entry
 # is "NAME|ARGS" (ARGS `;`-free, space-separated), NAME the table (its centres
 # are NAMEAt). Compared as text with the whitespace removed.
 file(READ ${SOURCE} source)
@@ -37,5 +38,6 @@ foreach(entry ${TABLES})
   if(NOT table STREQUAL coefficients)
     message(FATAL_ERROR "${name} differs from fusebox-fit ${command}:\n${table}\n${coefficients}")
   endif()
-  message(STATUS "${name}: ${n} rows as fusebox-fit ${command} prints them")
+  math(EXPR n "${n} - 1")
+  message(STATUS "${name}: the centres and ${n} rows of coefficients as fusebox-fit ${command} prints them")
 endforeach()

@@ -245,6 +245,10 @@ int graded(const function &fn, ld alpha, ld beta, int power, int count, int n) {
         print(fn, a, b, n, fits.back());
         worst = std::max(worst, fits.back().worst);
     }
+    for (const piece_fit<float> &f : fits)
+        for (float v : f.coef)
+            if (!std::isfinite(v) || !std::isfinite(f.c0_lo))
+                return std::fprintf(stderr, "fusebox-fit: a coefficient is not finite\n"), 1;
     std::printf("worst relative error %.3Lg (2^%.1f)\n", worst, static_cast<double>(log2l(worst)));
     const auto row = [&](auto value) {
         std::printf("    {");
@@ -263,14 +267,20 @@ int graded(const function &fn, ld alpha, ld beta, int power, int count, int n) {
 } // namespace
 
 int main(int argc, char **argv) {
-    if (argc == 8 && std::strcmp(argv[2], "graded") == 0) {
+    if (argc > 2 && std::strcmp(argv[2], "graded") == 0) {
+        if (argc != 8) {
+            std::fprintf(stderr, "usage: fusebox-fit FUNCTION graded ALPHA BETA POWER COUNT DEGREE\n");
+            return 2;
+        }
         for (const function &fn : kFunctions)
             if (std::strcmp(fn.name, argv[1]) == 0 && !fn.absolute && fn.centred) {
                 const int power = std::atoi(argv[5]), count = std::atoi(argv[6]), n = std::atoi(argv[7]);
                 const ld alpha = strtold(argv[3], nullptr), beta = strtold(argv[4], nullptr);
-                if (!(alpha > 0) || !(beta >= 0) || power < 1 || count < 1 || count > 64 || n < 1 || n > 20)
-                    return std::fprintf(stderr, "fusebox-fit: need ALPHA > 0, BETA >= 0, POWER >= 1, "
-                                                "1 <= COUNT <= 64, 1 <= DEGREE <= 20\n"),
+                if (!(alpha > 0) || !(beta >= 0) || power < 1 || power > 2 || count < 1 || count > 64 || n < 1 ||
+                    n > 20)
+                    return std::fprintf(stderr,
+                                        "fusebox-fit: need ALPHA > 0, BETA >= 0, POWER 1 or 2 (the kernels' g), "
+                                        "1 <= COUNT <= 64, 1 <= DEGREE <= 20\n"),
                            2;
                 return graded(fn, alpha, beta, power, count, n);
             }
@@ -295,6 +305,8 @@ int main(int argc, char **argv) {
             for (int i = 8; i < argc; ++i) {
                 split |= std::strcmp(argv[i], "split") == 0;
                 minimax |= std::strcmp(argv[i], "minimax") == 0;
+                if (std::strcmp(argv[i], "split") != 0 && std::strcmp(argv[i], "minimax") != 0)
+                    return std::fprintf(stderr, "fusebox-fit: unknown option %s (split, minimax)\n", argv[i]), 2;
             }
             if (minimax && fn.absolute) return std::fprintf(stderr, "fusebox-fit: minimax is for relative errors\n"), 2;
             return argc > 5 && std::strcmp(argv[5], "f64") == 0

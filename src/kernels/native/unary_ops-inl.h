@@ -569,13 +569,14 @@ HWY_INLINE hn::Vec<DF> pieces32(DF df, hn::Vec<DF> a, const float (&c)[N][32], f
 // about the same factor of a function falling ever faster), found by
 // rounding g - 1/2 with a shifter (g's own roundings may pick a neighbour
 // within 2^-20 of a boundary: each piece is fitted a little past its ends);
-// its polynomial in s = a - at[k], exact (the centres are multiples of
-// 2^-12), coefficients as pieces32's (fusebox-fit FUNCTION graded ALPHA
-// BETA POWER 32 DEGREE prints `at` and c). Past the last piece, garbage:
-// the callers replace those lanes.
+// its polynomial in s = a - at[k] (exact past the first piece, as
+// graded_pieces8's), coefficients as pieces32's (fusebox-fit FUNCTION
+// graded ALPHA BETA POWER 32 DEGREE prints `at` and c). Past the last
+// piece, garbage: the callers replace those lanes. kPower is 1 or 2.
 template <int kPower, class DF, size_t N>
 HWY_INLINE hn::Vec<DF> graded_pieces32(DF df, hn::Vec<DF> a, float alpha, float beta, const float (&at)[32],
                                        const float (&c)[N][32]) {
+    static_assert(kPower == 1 || kPower == 2, "g is a (alpha + beta a) or a (alpha + beta a^2)");
     const auto q = kPower == 1 ? a : hn::Mul(a, a);
     const auto g = hn::MulAdd(a, hn::MulAdd(q, hn::Set(df, beta), hn::Set(df, alpha)), hn::Set(df, -0.5f));
     const auto t = hn::Add(hn::Min(g, hn::Set(df, 31.0f)), hn::Set(df, 0x1.8p23f)); // (a >= 0: g >= -1/2)
@@ -750,68 +751,62 @@ struct tanh32_fn {
     }
 };
 #if HWY_TARGET == HWY_AVX2
-// AVX2's form of pieces32: h on the pieces [k - 1, k] of u in [0, kCols] (u
-// = a, or a scaled by the caller), coefficient j of piece k at c[j][k - 1]
+// AVX2's form of pieces32: h on 8 pieces [k - 1, k] of u in [0, 8] (u = a,
+// or a scaled by the caller), coefficient j of piece k at c[j][k - 1]
 // (coefficient 0 split as there), a polynomial in s = u - k in [-1, 0] (up
-// to 2^-20 past it where a boundary falls on the left):
-// expanded at the piece's right end, a falling h's terms all add (centred,
-// they cancel). k - 1 = round(min(u, kCols) - 1/2 - 2^-20), at least 0 (a
-// boundary in the piece on its left), read by the permutes in its low 3
-// bits. Each coefficient of the first 8 pieces is one permute; of 16 pieces
-// (kBoth), two permutes and a blend on bit 3 of k - 1. Callers whose lanes
-// all fall in the first 8 pieces read only those, with the same
-// coefficients, so the same bits; where those pieces have a lower degree
-// (their top kSkip coefficients 0) they skip them: 0 s + 0 = 0 and 0 s + c =
-// c, the same bits again. Past kCols, garbage: the callers replace those
-// lanes. kLinear: c0 + (c1 s + s^2 P(s)) instead, for functions whose pieces
-// span a factor near e: the linear term is then exact inside its FMA and only
-// the smaller s^2 P(s) rounds before the sum (one operation more; SoftPlus
-// 1.88 -> 1.69 ulp).
+// to 2^-20 past it where a boundary falls on the left): expanded at the
+// piece's right end, a falling h's terms all add (centred, they cancel).
+// k - 1 = round(min(u, 8) - 1/2 - 2^-20), at least 0 (a boundary in the
+// piece on its left), read by the permutes (one `vpermps` of an 8-entry
+// table per coefficient) in its low 3 bits. Past 8, garbage: the callers
+// replace those lanes. kLinear: c0 + (c1 s + s^2 P(s)) instead, for
+// functions whose pieces span a factor near e: the linear term is then exact
+// inside its FMA and only the smaller s^2 P(s) rounds before the sum (one
+// operation more; SoftPlus 1.88 -> 1.69 ulp).
 //
 // pieces_avx2_at evaluates them for a piece and s the caller found (`piece`,
 // k - 1 in its low bits; graded_pieces8 below); pieces_avx2 finds them from u.
-template <bool kBoth, size_t kSkip, bool kLinear = false, class DF, size_t N, size_t kCols>
-HWY_INLINE hn::Vec<DF> pieces_avx2_at(DF df, __m256i piece, hn::Vec<DF> s, const float (&c)[N][kCols]) {
-    const __m256 upper = _mm256_castsi256_ps(_mm256_slli_epi32(piece, 28)); // (bit 3 in the sign)
-    auto coef = [&](size_t j) {
-        const __m256 lo = _mm256_permutevar8x32_ps(hn::Load(df, c[j]).raw, piece);
-        if constexpr (!kBoth) return hn::Vec<DF>{lo};
-        return hn::Vec<DF>{_mm256_blendv_ps(lo, _mm256_permutevar8x32_ps(hn::Load(df, c[j] + 8).raw, piece), upper)};
-    };
-    auto h = coef(N - 2 - kSkip);
+template <bool kLinear = false, class DF, size_t N>
+HWY_INLINE hn::Vec<DF> pieces_avx2_at(DF df, __m256i piece, hn::Vec<DF> s, const float (&c)[N][8]) {
+    auto coef = [&](size_t j) { return hn::Vec<DF>{_mm256_permutevar8x32_ps(hn::Load(df, c[j]).raw, piece)}; };
+    auto h = coef(N - 2);
     if constexpr (kLinear) {
-        for (size_t j = N - 2 - kSkip; j-- > 2;) h = hn::MulAdd(h, s, coef(j));
+        for (size_t j = N - 2; j-- > 2;) h = hn::MulAdd(h, s, coef(j));
         return hn::Add(coef(0), hn::MulAdd(coef(1), s, hn::MulAdd(h, hn::Mul(s, s), coef(N - 1))));
     }
-    for (size_t j = N - 2 - kSkip; j-- > 1;) h = hn::MulAdd(h, s, coef(j));
+    for (size_t j = N - 2; j-- > 1;) h = hn::MulAdd(h, s, coef(j));
     return hn::Add(coef(0), hn::MulAdd(h, s, coef(N - 1)));
 }
-template <bool kBoth, size_t kSkip, bool kLinear = false, class DF, size_t N, size_t kCols>
-HWY_INLINE hn::Vec<DF> pieces_avx2(DF df, hn::Vec<DF> u, const float (&c)[N][kCols]) {
+template <bool kLinear = false, class DF, size_t N>
+HWY_INLINE hn::Vec<DF> pieces_avx2(DF df, hn::Vec<DF> u, const float (&c)[N][8]) {
     const auto shifter = hn::Set(df, 0x1.8p23f);
-    const auto t = hn::Max(
-        hn::Add(hn::Add(hn::Min(u, hn::Set(df, float{kCols})), hn::Set(df, -0.5f - 0x1p-20f)), shifter), shifter);
+    const auto t =
+        hn::Max(hn::Add(hn::Add(hn::Min(u, hn::Set(df, 8.0f)), hn::Set(df, -0.5f - 0x1p-20f)), shifter), shifter);
     const auto s = hn::Sub(u, hn::Sub(t, hn::Set(df, 0x1.8p23f - 1.0f)));
-    return pieces_avx2_at<kBoth, kSkip, kLinear>(df, _mm256_castps_si256(t.raw), s, c);
+    return pieces_avx2_at<kLinear>(df, _mm256_castps_si256(t.raw), s, c);
 }
 // Graded pieces: 8 pieces of a >= 0 of unequal widths, piece k where g(a) =
 // a (alpha + beta a^kPower) is in [k, k + 1] (g chosen so that each spans
 // about the same factor of a function falling ever faster), found by
 // rounding g - 1/2 with a shifter (g's own roundings may pick a neighbour
 // within 2^-20 of a boundary: each piece is fitted a little past its ends);
-// its polynomial in s = a - at[k], exact (the centres are multiples of
-// 2^-12), coefficients as pieces_avx2's (row j, column k; fusebox-fit
-// FUNCTION graded ALPHA BETA POWER 8 DEGREE prints `at` and c). Past the
-// last piece, garbage: the callers replace those lanes.
+// its polynomial in s = a - at[k] (exact past the first piece: those
+// centres are multiples of 2^-12 within a factor 2 of a; the first piece's
+// centre is its middle, where a rounded s costs at most 2^-25, included in
+// the fitted error), coefficients as pieces_avx2's (row j, column k;
+// fusebox-fit FUNCTION graded ALPHA BETA POWER 8 DEGREE prints `at` and c).
+// Past the last piece, garbage: the callers replace those lanes. kPower is
+// 1 or 2.
 template <int kPower, class DF, size_t N>
 HWY_INLINE hn::Vec<DF> graded_pieces8(DF df, hn::Vec<DF> a, float alpha, float beta, const float (&at)[8],
                                       const float (&c)[N][8]) {
+    static_assert(kPower == 1 || kPower == 2, "g is a (alpha + beta a) or a (alpha + beta a^2)");
     const auto q = kPower == 1 ? a : hn::Mul(a, a);
     const auto g = hn::MulAdd(a, hn::MulAdd(q, hn::Set(df, beta), hn::Set(df, alpha)), hn::Set(df, -0.5f));
     const auto t = hn::Add(hn::Min(g, hn::Set(df, 7.0f)), hn::Set(df, 0x1.8p23f)); // (a >= 0: g >= -1/2)
     const __m256i piece = _mm256_castps_si256(t.raw);
     const auto s = hn::Sub(a, hn::Vec<DF>{_mm256_permutevar8x32_ps(hn::Load(df, at).raw, piece)});
-    return pieces_avx2_at<false, 0>(df, piece, s, c);
+    return pieces_avx2_at(df, piece, s, c);
 }
 #endif
 // With AVX-512, from the pieces of sigmoid(-|x|) = h above
@@ -1023,26 +1018,10 @@ struct erf32_fn {
     }
 };
 #if HWY_TARGET == HWY_AVX2
-// Phi(-a) = erfc(a / sqrt 2) / 2 on the pieces [(k - 1) / 2, k / 2] of a up
-// to 4, degree 7 in s = 2a - k (fusebox-fit phic_x (K-1)/2 K/2 7 f32 K/2 2
-// split; relative error at most 2^-22.6 in f32, rounding included). Column
-// k - 1, the remainder last.
-// clang-format off
-alignas(32) constexpr float kPhiPieces8[9][8] = {
-    {0.308537543f, 0.158655256f, 0.066807203f, 0.0227501318f, 0.00620966544f, 0.00134989806f, 0.000232629085f, 3.16712431e-05f},
-    {-0.176032662f, -0.120985359f, -0.0647588f, -0.0269954856f, -0.00876415055f, -0.00221592351f, -0.000436340983f, -6.69151195e-05f},
-    {0.0220041648f, 0.0302464291f, 0.024284523f, 0.013497686f, 0.0054775863f, 0.00166195887f, 0.0003818064f, 6.69149231e-05f},
-    {0.00550168008f, 6.95041592e-07f, -0.00337306992f, -0.00337487878f, -0.001917216f, -0.000738515751f, -0.000204473996f, -4.18236777e-05f},
-    {-0.00125801517f, -0.00125757826f, -0.000380333338f, 0.000279476197f, 0.000370670023f, 0.000208236423f, 7.38104281e-05f, 1.8114506e-05f},
-    {-0.000137481911f, 0.000131595647f, 0.000181371986f, 6.66736014e-05f, -2.12033428e-05f, -3.35721888e-05f, -1.7598526e-05f, -5.70375778e-06f},
-    {5.51082776e-05f, 3.77418655e-05f, -1.29378031e-05f, -2.52517111e-05f, -8.33214563e-06f, 2.96835765e-06f, 3.35583604e-06f, 1.2523941e-06f},
-    {7.25758628e-06f, -2.62548087e-06f, -6.30384147e-06f, -1.46774016e-06f, 2.02750653e-06f, 1.40775319e-06f, 1.17213816e-07f, -2.33453591e-07f},
-    {-4.06385325e-09f, -2.06866568e-09f, -1.73554671e-09f, 1.41518297e-10f, -1.20904883e-10f, -1.77243723e-11f, -3.14523429e-12f, -1.27984038e-12f},
-};
-// clang-format on
-// The same up to 8 on 8 graded pieces, where a/2 + a^2/16 is in [k, k + 1]
-// (widths 1.66 down to 0.69: each spans a factor of e^2.3 to e^5.4 of the
-// function, half-widths up to e^4), degree 10 in s = a - kPhiGradedAt[k] (fusebox-fit phic_x graded 0.5 0.0625 1 8
+// Phi(-a) = erfc(a / sqrt 2) / 2 up to 8 on 8 graded pieces, where a/2 +
+// a^2/16 is in [k, k + 1] (widths 1.66 down to 0.69: each spans a factor of
+// e^2.3 to e^5.3 of the function, where pieces of width 1/2 span up to
+// e^3.9), degree 10 in s = a - kPhiGradedAt[k] (fusebox-fit phic_x graded 0.5 0.0625 1 8
 // 10; relative error at most 2^-20.7 in f32, rounding included).
 // clang-format off
 alignas(32) constexpr float kPhiGradedAt[8] = {0.828369141f, 2.92822266f, 4.0f, 4.94433594f, 5.7980957f, 6.58300781f, 7.3137207f, 8.0f};
@@ -1065,9 +1044,8 @@ alignas(32) constexpr float kPhiGraded[12][8] = {
 // x Phi(x): with AVX-512 from the pieces of Phi(-|x|) = h above
 // (kPhiPieces), x - |x| h for x > 0 and x h below (below -7.875, where the
 // pieces end, as elsewhere: vectors holding such lanes); with AVX2 the same
-// from kPhiPieces8 where every lane is within +-4 (one permute for each of 9
-// coefficients), else from kPhiGraded up to |x| = 8 (one for each of 13;
-// beyond, as elsewhere). Elsewhere
+// from kPhiGraded up to |x| = 8 (one permute for each of 12 coefficients and
+// the centre; beyond, as elsewhere: vectors holding such lanes). Elsewhere
 // 0.5 x erfc(-x / sqrt 2), as x - 0.5 x erfc a for x > 0 and 0.5 x erfc a
 // below (the negative tail without cancellation), a = |x| / sqrt 2, erfc a =
 // e^(-x^2/2) R(a) with x^2 in two parts (hi + lo exactly), so that the
@@ -1088,9 +1066,7 @@ struct gelu_erf32_fn {
 #endif
 #if HWY_TARGET == HWY_AVX2
         if constexpr (hn::MaxLanes(DF()) == 8) {
-            const auto a = hn::Abs(x), u = hn::Add(a, a);
-            if (HWY_LIKELY(hn::AllTrue(df, hn::Le(a, hn::Set(df, 4.0f)))))
-                return gelu_from<DF>(x, a, pieces_avx2<false, 0>(df, u, kPhiPieces8));
+            const auto a = hn::Abs(x);
             const auto h = graded_pieces8<1>(df, a, 0.5f, 0.0625f, kPhiGradedAt, kPhiGraded);
             return unless_far(df, hn::Gt(a, hn::Set(df, 8.0f)), gelu_from<DF>(x, a, h),
                               [&] { return exp_form(df, x); });
@@ -1176,8 +1152,7 @@ struct softplus32 {
 #endif
 #if HWY_TARGET == HWY_AVX2
         if constexpr (hn::MaxLanes(DF()) == 8)
-            return from_pieces(df, x, 8.0f,
-                               [&](auto a) { return pieces_avx2<false, 0, true>(df, a, kSoftplusPieces8); });
+            return from_pieces(df, x, 8.0f, [&](auto a) { return pieces_avx2<true>(df, a, kSoftplusPieces8); });
 #endif
         const auto one = hn::Set(df, 1.0f);
         const auto a = hn::Abs(x), x2 = hn::Mul(x, x);
@@ -1235,7 +1210,7 @@ struct softplus_fn {
 // 1 / (1 + e^w(a)), w = 2 sqrt(2/pi) (a + 0.044715 a^3) (tanh GELU's 1 -
 // GELU(a) / a), on 32 graded pieces of a up to 8, where 7a/8 + 25a^3/512
 // is in [k, k + 1] (widths 1.07 down to 0.10: each spans a factor of at most
-// e^1.6 of the function, where pieces of width 1/4 span up to e^3.8),
+// e^1.6 of the function, where pieces of width 1/4 span up to e^3.7),
 // degree 6 in s = a - kGeluTanhGradedAt[k] (fusebox-fit gelutc_x graded
 // 0.875 0.048828125 2 32 6; relative error at most 2^-21.2 in f32, rounding
 // included).
