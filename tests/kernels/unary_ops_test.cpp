@@ -158,13 +158,8 @@ std::vector<unsigned char> constant_bytes(dt t, long double v) {
     return b;
 }
 
-// Runs `fn` for `o` on x (stride `sx`) and compares with the reference.
-void check_unary(const element_ops &ops, nary_fn fn, const op &o, const buffer &x, int64_t sx, dt to, size_t &checked) {
-    const dt t = x.lt.get_data_type();
-    const int64_t n = x.lt.get_dims()[0];
-    std::mt19937_64 rng(99);
-    // Clip's min/max inputs, one element each: values that bite.
-    buffer lo(logical_tensor(2, t, dims{1})), hi(logical_tensor(3, t, dims{1}));
+// Clip's min/max inputs of type t, one element each: values that bite.
+void set_clip_bounds(dt t, buffer &lo, buffer &hi) {
     const size_t es = data_type_size(t);
     if (is_float_type(t)) {
         fbref::ref_store_float(t, lo.data(), 0, -0.5L);
@@ -174,10 +169,16 @@ void check_unary(const element_ops &ops, nary_fn fn, const op &o, const buffer &
         std::memcpy(lo.data(), &a, es);
         std::memcpy(hi.data(), &b, es);
     }
-    std::vector<const buffer *> ref_in = {&x};
+}
+
+// Runs `fn` for `o` on x (stride `sx`: 0 computes one result, repeated as
+// the kernel repeats a broadcast one) into an output of type `to`.
+buffer run_unary(nary_fn fn, const op &o, const buffer &x, int64_t sx, dt to) {
+    const dt t = x.lt.get_data_type();
+    const int64_t n = x.lt.get_dims()[0];
+    buffer lo(logical_tensor(2, t, dims{1})), hi(logical_tensor(3, t, dims{1}));
+    set_clip_bounds(t, lo, hi);
     const size_t given = o.get_inputs().size();
-    if (given > 1) ref_in.push_back(&lo);
-    if (given > 2) ref_in.push_back(&hi);
     std::vector<const void *> in = {x.data()};
     std::vector<int64_t> strides = {sx};
     if (given > 1) in.push_back(lo.data()), strides.push_back(0);
@@ -188,13 +189,28 @@ void check_unary(const element_ops &ops, nary_fn fn, const op &o, const buffer &
     std::vector<std::vector<unsigned char>> consts;
     for (long double v : params.values) consts.push_back(constant_bytes(params.dt, v));
     for (const auto &c : consts) in.push_back(c.data()), strides.push_back(0);
-    buffer got(logical_tensor(9, to, dims{n})), want(logical_tensor(9, to, dims{n}));
+    buffer got(logical_tensor(9, to, dims{n}));
     fn(in.data(), strides.data(), got.data(), sx ? n : 1, false);
-    if (!sx) { // one result, repeated as the kernel repeats a broadcast one
+    if (!sx) {
         for (int64_t i = 1; i < n; ++i)
             std::memcpy(static_cast<unsigned char *>(got.data()) + i * data_type_size(to), got.data(),
                         data_type_size(to));
     }
+    return got;
+}
+
+// Runs `fn` for `o` on x (stride `sx`) and compares with the reference.
+void check_unary(const element_ops &ops, nary_fn fn, const op &o, const buffer &x, int64_t sx, dt to, size_t &checked) {
+    const dt t = x.lt.get_data_type();
+    const int64_t n = x.lt.get_dims()[0];
+    const size_t es = data_type_size(t), given = o.get_inputs().size();
+    buffer lo(logical_tensor(2, t, dims{1})), hi(logical_tensor(3, t, dims{1}));
+    set_clip_bounds(t, lo, hi); // (as run_unary gives them)
+    std::vector<const buffer *> ref_in = {&x};
+    if (given > 1) ref_in.push_back(&lo);
+    if (given > 2) ref_in.push_back(&hi);
+    const buffer got = run_unary(fn, o, x, sx, to);
+    buffer want(logical_tensor(9, to, dims{n}));
     buffer xs(logical_tensor(0, t, dims{n}));
     for (int64_t i = 0; i < n; ++i)
         std::memcpy(static_cast<unsigned char *>(xs.data()) + i * es,
@@ -236,6 +252,57 @@ TEST(unary_ops, every_loop_of_every_instruction_set_matches_reference_on_edge_an
         }
     EXPECT_EQ(checked, expected);
     EXPECT_GT(checked, targets.size() * 300);
+}
+
+// A result depends on its element alone, never on the other lanes of its
+// vector (a fused and an unfused run may group elements differently, and
+// the kernels branch per vector past their pieces): the input reversed, and
+// rotated by 3 elements, gives every element the same bits, for every float
+// op on every instruction set.
+TEST(unary_ops, a_result_does_not_depend_on_its_neighbours) {
+    std::mt19937_64 rng(23);
+    size_t checked = 0;
+    const auto targets = detail::element_ops_for_every_target();
+    for (const element_ops *ops : targets)
+        for (const auto *d : unary_rows()) {
+            if (d->rule == detail::type_rule::cast || d->fn == detail::ew_fn::prelu) continue;
+            for (dt t : {dt::f32, dt::f64, dt::f16, dt::bf16}) {
+                if (!(d->types & detail::type_bit(t))) continue;
+                const int64_t n = 333;
+                const size_t es = data_type_size(t);
+                buffer x(logical_tensor(0, t, dims{n})), reversed(logical_tensor(0, t, dims{n})),
+                    rotated(logical_tensor(0, t, dims{n}));
+                fill_unary_input(x, rng);
+                const auto *xb = static_cast<const unsigned char *>(x.data());
+                for (int64_t i = 0; i < n; ++i) {
+                    std::memcpy(static_cast<unsigned char *>(reversed.data()) + (n - 1 - i) * es, xb + i * es, es);
+                    std::memcpy(static_cast<unsigned char *>(rotated.data()) + (i + 3) % n * es, xb + i * es, es);
+                }
+                for (const op &o : variants(*d, t, n)) {
+                    const dt to = d->rule == detail::type_rule::same_to_bool ? dt::boolean : t;
+                    const size_t os = data_type_size(to);
+                    const nary_fn g = ops->nary[static_cast<int>(detail::kernel_fn(o))][detail::dtype_index(t)];
+                    ASSERT_NE(g, nullptr);
+                    const buffer y = run_unary(g, o, x, 1, to), yr = run_unary(g, o, reversed, 1, to),
+                                 yo = run_unary(g, o, rotated, 1, to);
+                    const auto *yb = static_cast<const unsigned char *>(y.data());
+                    for (int64_t i = 0; i < n; ++i) {
+                        ASSERT_EQ(std::memcmp(yb + i * os,
+                                              static_cast<const unsigned char *>(yr.data()) + (n - 1 - i) * os, os),
+                                  0)
+                            << ops->isa << " " << op_kind_name(o.get_kind()) << " " << data_type_name(t) << ": element "
+                            << i << " reversed";
+                        ASSERT_EQ(std::memcmp(yb + i * os,
+                                              static_cast<const unsigned char *>(yo.data()) + (i + 3) % n * os, os),
+                                  0)
+                            << ops->isa << " " << op_kind_name(o.get_kind()) << " " << data_type_name(t) << ": element "
+                            << i << " rotated";
+                    }
+                    ++checked;
+                }
+            }
+        }
+    EXPECT_GT(checked, targets.size() * 40);
 }
 
 TEST(unary_ops, casts_between_every_pair_of_types_match_reference) {
