@@ -95,8 +95,22 @@ const function kFunctions[] = {
      false, false},
 };
 
-// The Chebyshev coefficients (on c + h [-1, 1]) of the polynomial of degree n
-// whose largest relative error is least: Lawson's iteration, each step a
+// The Chebyshev coefficients (on c + h [-1, 1]) of the interpolant of
+// degree n, from the values at the n + 1 Chebyshev nodes.
+std::vector<ld> interpolant(const function &fn, ld c, ld h, int n) {
+    std::vector<ld> cheb(n + 1, 0);
+    for (int j = 0; j <= n; ++j) {
+        for (int k = 0; k <= n; ++k) {
+            const ld th = M_PIl * (k + 0.5L) / (n + 1);
+            cheb[j] += fn.f(c + h * cosl(th)) * cosl(j * th);
+        }
+        cheb[j] *= (j == 0 ? 1.0L : 2.0L) / (n + 1);
+    }
+    return cheb;
+}
+
+// The same for the polynomial of degree n whose largest relative error is
+// least: Lawson's iteration, each step a
 // least-squares fit of p / f to 1 on 4000 points weighted by the last
 // step's errors (which converges to the equioscillating, minimax fit).
 std::vector<ld> relative_minimax(const function &fn, ld c, ld h, int n) {
@@ -155,16 +169,7 @@ template <typename T> struct piece_fit {
 template <typename T>
 piece_fit<T> fit(const function &fn, ld a, ld b, int n, ld centre, ld scale, bool split, bool minimax) {
     const ld c = (a + b) / 2, h = (b - a) / 2;
-    // Chebyshev coefficients from the values at the n + 1 Chebyshev nodes.
-    std::vector<ld> cheb(n + 1, 0);
-    for (int j = 0; j <= n; ++j) {
-        for (int k = 0; k <= n; ++k) {
-            const ld th = M_PIl * (k + 0.5L) / (n + 1);
-            cheb[j] += fn.f(c + h * cosl(th)) * cosl(j * th);
-        }
-        cheb[j] *= (j == 0 ? 1.0L : 2.0L) / (n + 1);
-    }
-    if (minimax) cheb = relative_minimax(fn, c, h, n);
+    const std::vector<ld> cheb = minimax ? relative_minimax(fn, c, h, n) : interpolant(fn, c, h, n);
     // Powers of s = (v - c) / h: T_j by the recurrence.
     std::vector<std::vector<ld>> t(n + 1, std::vector<ld>(n + 1, 0));
     t[0][0] = 1;
@@ -255,7 +260,7 @@ int graded(const function &fn, ld alpha, ld beta, int power, int count, int n) {
         for (int k = 0; k < count; ++k) {
             char text[32];
             std::snprintf(text, sizeof text, "%.9g", static_cast<double>(value(k)));
-            std::printf("%s%sf%s", text, std::strpbrk(text, ".en") ? "" : ".0", k + 1 < count ? ", " : "},\n");
+            std::printf("%s%sf%s", text, std::strpbrk(text, ".e") ? "" : ".0", k + 1 < count ? ", " : "},\n");
         }
     };
     row([&](int k) { return centres[k]; });

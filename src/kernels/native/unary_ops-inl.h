@@ -520,6 +520,25 @@ template <class DF, class F> HWY_INLINE hn::Vec<DF> unless_far(DF df, hn::Mask<D
 template <class DF> HWY_INLINE hn::Vec<DF> gelu_from(hn::Vec<DF> x, hn::Vec<DF> a, hn::Vec<DF> h) {
     return hn::IfNegativeThenElse(x, hn::Mul(x, h), hn::NegMulAdd(a, h, x));
 }
+// Graded pieces (graded_pieces32, graded_pieces8): pieces of a >= 0 of
+// unequal widths, piece k where g(a) = a (alpha + beta a^kPower) is in [k,
+// k + 1] (g chosen so that each spans about the same factor of a function
+// falling ever faster), found by rounding g - 1/2 with a shifter (g's own
+// roundings may pick a neighbour within 2^-20 of a boundary: each piece is
+// fitted a little past its ends); its polynomial in s = a - at[k] (exact
+// past the first piece: those centres are multiples of 2^-12 within a
+// factor 2 of a; the first piece's centre is its middle, where a rounded s
+// costs at most 2^-25, included in the fitted error). fusebox-fit FUNCTION
+// graded ALPHA BETA POWER COUNT DEGREE prints `at` and the coefficients.
+// Past the last piece, garbage: the callers replace those lanes. This is
+// the shifted value whose low bits name the piece (at most `last`).
+template <int kPower, class DF>
+HWY_INLINE hn::Vec<DF> graded_piece(DF df, hn::Vec<DF> a, float alpha, float beta, float last) {
+    static_assert(kPower == 1 || kPower == 2, "g is a (alpha + beta a) or a (alpha + beta a^2)");
+    const auto q = kPower == 1 ? a : hn::Mul(a, a);
+    const auto g = hn::MulAdd(a, hn::MulAdd(q, hn::Set(df, beta), hn::Set(df, alpha)), hn::Set(df, -0.5f));
+    return hn::Add(hn::Min(g, hn::Set(df, last)), hn::Set(df, 0x1.8p23f)); // (a >= 0: g >= -1/2)
+}
 #if HWY_TARGET <= HWY_AVX3
 // An odd function that saturates at +-1, from 16 pieces of |x| (AVX-512, 16
 // lanes): piece k = round(scale |x|), up to 15 (ties to even: a boundary
@@ -564,22 +583,11 @@ HWY_INLINE hn::Vec<DF> pieces32(DF df, hn::Vec<DF> a, const float (&c)[N][32], f
     const auto t = hn::MulAdd(hn::Min(a, hn::Set(df, 31.0f / scale)), k_scale, shifter);
     return pieces32_at(df, t, hn::MulSub(a, k_scale, hn::Sub(t, shifter)), c);
 }
-// Graded pieces: 32 pieces of a >= 0 of unequal widths, piece k where g(a)
-// = a (alpha + beta a^kPower) is in [k, k + 1] (g chosen so that each spans
-// about the same factor of a function falling ever faster), found by
-// rounding g - 1/2 with a shifter (g's own roundings may pick a neighbour
-// within 2^-20 of a boundary: each piece is fitted a little past its ends);
-// its polynomial in s = a - at[k] (exact past the first piece, as
-// graded_pieces8's), coefficients as pieces32's (fusebox-fit FUNCTION
-// graded ALPHA BETA POWER 32 DEGREE prints `at` and c). Past the last
-// piece, garbage: the callers replace those lanes. kPower is 1 or 2.
+// 32 graded pieces (graded_piece), coefficients as pieces32's.
 template <int kPower, class DF, size_t N>
 HWY_INLINE hn::Vec<DF> graded_pieces32(DF df, hn::Vec<DF> a, float alpha, float beta, const float (&at)[32],
                                        const float (&c)[N][32]) {
-    static_assert(kPower == 1 || kPower == 2, "g is a (alpha + beta a) or a (alpha + beta a^2)");
-    const auto q = kPower == 1 ? a : hn::Mul(a, a);
-    const auto g = hn::MulAdd(a, hn::MulAdd(q, hn::Set(df, beta), hn::Set(df, alpha)), hn::Set(df, -0.5f));
-    const auto t = hn::Add(hn::Min(g, hn::Set(df, 31.0f)), hn::Set(df, 0x1.8p23f)); // (a >= 0: g >= -1/2)
+    const auto t = graded_piece<kPower>(df, a, alpha, beta, 31.0f);
     const __m512 centre =
         _mm512_permutex2var_ps(hn::Load(df, at).raw, _mm512_castps_si512(t.raw), hn::Load(df, at + 16).raw);
     return pieces32_at(df, t, hn::Sub(a, hn::Vec<DF>{centre}), c);
@@ -785,25 +793,12 @@ HWY_INLINE hn::Vec<DF> pieces_avx2(DF df, hn::Vec<DF> u, const float (&c)[N][8])
     const auto s = hn::Sub(u, hn::Sub(t, hn::Set(df, 0x1.8p23f - 1.0f)));
     return pieces_avx2_at<kLinear>(df, _mm256_castps_si256(t.raw), s, c);
 }
-// Graded pieces: 8 pieces of a >= 0 of unequal widths, piece k where g(a) =
-// a (alpha + beta a^kPower) is in [k, k + 1] (g chosen so that each spans
-// about the same factor of a function falling ever faster), found by
-// rounding g - 1/2 with a shifter (g's own roundings may pick a neighbour
-// within 2^-20 of a boundary: each piece is fitted a little past its ends);
-// its polynomial in s = a - at[k] (exact past the first piece: those
-// centres are multiples of 2^-12 within a factor 2 of a; the first piece's
-// centre is its middle, where a rounded s costs at most 2^-25, included in
-// the fitted error), coefficients as pieces_avx2's (row j, column k;
-// fusebox-fit FUNCTION graded ALPHA BETA POWER 8 DEGREE prints `at` and c).
-// Past the last piece, garbage: the callers replace those lanes. kPower is
-// 1 or 2.
+// 8 graded pieces (graded_piece), coefficients as pieces_avx2's (row j,
+// column k).
 template <int kPower, class DF, size_t N>
 HWY_INLINE hn::Vec<DF> graded_pieces8(DF df, hn::Vec<DF> a, float alpha, float beta, const float (&at)[8],
                                       const float (&c)[N][8]) {
-    static_assert(kPower == 1 || kPower == 2, "g is a (alpha + beta a) or a (alpha + beta a^2)");
-    const auto q = kPower == 1 ? a : hn::Mul(a, a);
-    const auto g = hn::MulAdd(a, hn::MulAdd(q, hn::Set(df, beta), hn::Set(df, alpha)), hn::Set(df, -0.5f));
-    const auto t = hn::Add(hn::Min(g, hn::Set(df, 7.0f)), hn::Set(df, 0x1.8p23f)); // (a >= 0: g >= -1/2)
+    const auto t = graded_piece<kPower>(df, a, alpha, beta, 7.0f);
     const __m256i piece = _mm256_castps_si256(t.raw);
     const auto s = hn::Sub(a, hn::Vec<DF>{_mm256_permutevar8x32_ps(hn::Load(df, at).raw, piece)});
     return pieces_avx2_at(df, piece, s, c);
@@ -1021,8 +1016,9 @@ struct erf32_fn {
 // Phi(-a) = erfc(a / sqrt 2) / 2 up to 8 on 8 graded pieces, where a/2 +
 // a^2/16 is in [k, k + 1] (widths 1.66 down to 0.69: each spans a factor of
 // e^2.3 to e^5.3 of the function, where pieces of width 1/2 span up to
-// e^3.9), degree 10 in s = a - kPhiGradedAt[k] (fusebox-fit phic_x graded 0.5 0.0625 1 8
-// 10; relative error at most 2^-20.7 in f32, rounding included).
+// e^3.9), degree 10 in s = a - kPhiGradedAt[k] (fusebox-fit phic_x graded
+// 0.5 0.0625 1 8 10; relative error at most 2^-20.7 in f32, rounding
+// included).
 // clang-format off
 alignas(32) constexpr float kPhiGradedAt[8] = {0.828369141f, 2.92822266f, 4.0f, 4.94433594f, 5.7980957f, 6.58300781f, 7.3137207f, 8.0f};
 alignas(32) constexpr float kPhiGraded[12][8] = {
