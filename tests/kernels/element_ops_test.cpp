@@ -100,7 +100,8 @@ TEST(element_ops, every_loop_of_every_instruction_set_matches_reference) {
             for (dt x : all)
                 for (dt y : all)
                     if (binary_fn fn =
-                            ops->binary[static_cast<int>(def->fn)][detail::dtype_index(x)][detail::dtype_index(y)]) {
+                            ops->binary_at(static_cast<int>(def->fn), detail::dtype_index(x), detail::dtype_index(y))
+                                .fn) {
                         check_loop(fn, def->kind, x, y, output_type(*def, x, y), ops->isa);
                         ++checked;
                     }
@@ -177,10 +178,10 @@ TEST(element_ops, half_precision_rounding_cases_in_vector_bodies) {
         const int h = detail::dtype_index(dt::f16), bh = detail::dtype_index(dt::bf16);
         const auto &add = ops->binary[static_cast<int>(detail::ew_fn::add)];
         const auto &equal = ops->binary[static_cast<int>(detail::ew_fn::equal)];
-        check_crafted(add[bh][bh], op::kind::Add, dt::bf16, bf16_add, ops->isa);
-        check_crafted(add[h][h], op::kind::Add, dt::f16, f16_add, ops->isa);
-        check_crafted(equal[bh][bh], op::kind::Equal, dt::bf16, bf16_equal, ops->isa);
-        check_crafted(equal[h][h], op::kind::Equal, dt::f16, f16_equal, ops->isa);
+        check_crafted(add[bh].fn, op::kind::Add, dt::bf16, bf16_add, ops->isa);
+        check_crafted(add[h].fn, op::kind::Add, dt::f16, f16_add, ops->isa);
+        check_crafted(equal[bh].fn, op::kind::Equal, dt::bf16, bf16_equal, ops->isa);
+        check_crafted(equal[h].fn, op::kind::Equal, dt::f16, f16_equal, ops->isa);
     }
 }
 
@@ -265,7 +266,7 @@ TEST(element_ops, row_loops_equal_their_loop_per_row) {
                 for (const auto *def : binary_rows()) {
                     const op::kind kind = def->kind;
                     const int ix = detail::dtype_index(x), iy = detail::dtype_index(y);
-                    const auto rows_fn = ops->binary_rows[static_cast<int>(def->fn)][ix][iy];
+                    const auto rows_fn = ops->binary_at(static_cast<int>(def->fn), ix, iy).rows;
                     if (!rows_fn) continue;
                     const dt to = output_type(*def, x, y);
                     buffer a(logical_tensor(0, x, dims{rows * pitch})), b(logical_tensor(1, y, dims{n}));
@@ -473,7 +474,7 @@ TEST(element_ops, unary_ternary_right_shift_and_fmod_loops_match_reference) {
                 // The form an attribute picks (Mod's fmod=1 over every numeric
                 // type, BitShift to the right), against the reference's other form.
                 auto check_other_form = [&](detail::ew_fn f, auto &&fill_b, bool alt = true) {
-                    const auto fn = ops->binary[static_cast<int>(f)][detail::dtype_index(t)][detail::dtype_index(t)];
+                    const auto fn = ops->binary[static_cast<int>(f)][detail::dtype_index(t)].fn;
                     ASSERT_NE(fn, nullptr) << ops->isa << " " << op_kind_name(def.kind) << " " << data_type_name(t);
                     buffer a(logical_tensor(0, t, dims{n})), b(logical_tensor(1, t, dims{n}));
                     fill(a, rng);
@@ -577,7 +578,7 @@ TEST(element_ops, division_by_one_divisor_is_correctly_rounded) {
     for (const element_ops *ops : fusebox::detail::element_ops_for_every_target()) {
         if (std::string(ops->isa) == "SCALAR") continue; // (no vector loop)
         for (float d : divisors) {
-            ops->binary[f][t][t](a.data(), 1, &d, 0, out.data(), static_cast<int64_t>(a.size()), false);
+            ops->binary[f][t].fn(a.data(), 1, &d, 0, out.data(), static_cast<int64_t>(a.size()), false);
             size_t wrong = 0, first = 0;
             for (size_t i = 0; i < a.size(); ++i) {
                 const float want = a[i] / d;
@@ -599,7 +600,7 @@ TEST(element_ops, division_by_one_divisor_is_correctly_rounded) {
     const int t64 = fusebox::detail::dtype_index(dt::f64);
     for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
         for (double d : {1.4142135623730951, 3.0, 0x1.fffffffffffffp0, 1e-300, 0x1p-500, 0x1p500}) {
-            ops->binary[f][t64][t64](a64.data(), 1, &d, 0, out64.data(), static_cast<int64_t>(a64.size()), false);
+            ops->binary[f][t64].fn(a64.data(), 1, &d, 0, out64.data(), static_cast<int64_t>(a64.size()), false);
             size_t wrong = 0;
             for (size_t i = 0; i < a64.size(); ++i) {
                 const double want = a64[i] / d;
@@ -646,7 +647,8 @@ TEST(element_ops, pow_by_small_integers_is_pow_in_double_rounded_once) {
                             const size_t es = data_type_size(t);
                             std::vector<unsigned char, aligned_allocator<unsigned char>> out(
                                 static_cast<size_t>(n + 1) * es, kGuard);
-                            ops->binary[f][detail::dtype_index(t)][e](base, sa, &y, 0, out.data() + es, n, stream);
+                            ops->binary_at(f, detail::dtype_index(t), e)
+                                .fn(base, sa, &y, 0, out.data() + es, n, stream);
                             for (int64_t i = 0; i < n; ++i) {
                                 const float x = in(sa * i);
                                 const float p = static_cast<float>(std::pow(static_cast<double>(x), double{y}));

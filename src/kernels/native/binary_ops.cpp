@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -172,21 +173,36 @@ void pow_loop(const void *a_, int64_t sa, const void *b_, int64_t sb, void *out_
     }
 }
 
-template <data_type TB, data_type... TE> void set_pow_row(binary_fn (&table)[kNumDataTypes][kNumDataTypes]) {
-    ((table[dtype_index(TB)][dtype_index(TE)] = pow_loop<TB, TE>), ...);
+// Registers the loops of f for operands of types a and b, replacing any
+// registered before.
+void set_binary(element_ops &o, ew_fn f, data_type a, data_type b, binary_loops loops) {
+    const int fi = static_cast<int>(f), ai = dtype_index(a), bi = dtype_index(b);
+    if (ai == bi) {
+        o.binary[fi][ai] = loops;
+        return;
+    }
+    int i = 0;
+    while (i < o.n_mixed && !(o.mixed[i].f == fi && o.mixed[i].a == ai && o.mixed[i].b == bi)) ++i;
+    if (i == element_ops::kMaxMixed) std::abort(); // (a build with more pairs raises kMaxMixed)
+    o.mixed[i] = {static_cast<uint8_t>(fi), static_cast<uint8_t>(ai), static_cast<uint8_t>(bi), loops};
+    o.n_mixed = std::max(o.n_mixed, i + 1);
+}
+
+template <data_type TB, data_type... TE> void set_pow_row(element_ops &o) {
+    (set_binary(o, ew_fn::pow, TB, TE, {pow_loop<TB, TE>, nullptr}), ...);
 }
 
 // Pow for every base type of its row and every numeric exponent type.
-void set_pow(binary_fn (&table)[kNumDataTypes][kNumDataTypes]) {
+void set_pow(element_ops &o) {
     using dt = data_type;
 #define FUSEBOX_EXPONENTS                                                                                              \
     dt::f16, dt::bf16, dt::f32, dt::f64, dt::s8, dt::u8, dt::s16, dt::u16, dt::s32, dt::u32, dt::s64, dt::u64
-    set_pow_row<dt::f16, FUSEBOX_EXPONENTS>(table);
-    set_pow_row<dt::bf16, FUSEBOX_EXPONENTS>(table);
-    set_pow_row<dt::f32, FUSEBOX_EXPONENTS>(table);
-    set_pow_row<dt::f64, FUSEBOX_EXPONENTS>(table);
-    set_pow_row<dt::s32, FUSEBOX_EXPONENTS>(table);
-    set_pow_row<dt::s64, FUSEBOX_EXPONENTS>(table);
+    set_pow_row<dt::f16, FUSEBOX_EXPONENTS>(o);
+    set_pow_row<dt::bf16, FUSEBOX_EXPONENTS>(o);
+    set_pow_row<dt::f32, FUSEBOX_EXPONENTS>(o);
+    set_pow_row<dt::f64, FUSEBOX_EXPONENTS>(o);
+    set_pow_row<dt::s32, FUSEBOX_EXPONENTS>(o);
+    set_pow_row<dt::s64, FUSEBOX_EXPONENTS>(o);
 #undef FUSEBOX_EXPONENTS
 }
 
@@ -1598,8 +1614,7 @@ void over_rows(const void *a, int64_t sa, int64_t pa, const void *b, int64_t sb,
 
 // Registers Fn for function f (elements of A and B in, O out) and its row form.
 template <auto Fn, typename A, typename B, typename O> void set(element_ops &o, ew_fn f, data_type a, data_type b) {
-    o.binary[static_cast<int>(f)][dtype_index(a)][dtype_index(b)] = Fn;
-    o.binary_rows[static_cast<int>(f)][dtype_index(a)][dtype_index(b)] = over_rows<Fn, sizeof(A), sizeof(B), sizeof(O)>;
+    set_binary(o, f, a, b, {Fn, over_rows<Fn, sizeof(A), sizeof(B), sizeof(O)>});
 }
 
 // An arithmetic function over every float and integer type; `mixed` adds
@@ -1796,15 +1811,12 @@ const element_ops *get_element_ops() {
             o, ew_fn::squared_difference, dt::f16, dt::f16);
         set<binary_f32<squared_difference_fn<bf16>, bf16, bf16, bf16>, uint16_t, uint16_t, uint16_t>(
             o, ew_fn::squared_difference, dt::bf16, dt::bf16);
-        set_pow(o.binary[static_cast<int>(ew_fn::pow)]);
+        set_pow(o);
 #if HWY_TARGET != HWY_SCALAR
         o.linear[static_cast<int>(ew_fn::identity)] = linear_loop<void>;
-        {
-            auto &pow = o.binary[static_cast<int>(ew_fn::pow)];
-            pow[dtype_index(dt::f32)][dtype_index(dt::f32)] = pow_small<f32_io, dt::f32>;
-            pow[dtype_index(dt::bf16)][dtype_index(dt::f32)] = pow_small<bf16_io, dt::bf16>;
-            if constexpr (kVectorF16) pow[dtype_index(dt::f16)][dtype_index(dt::f32)] = pow_small<f16_io, dt::f16>;
-        }
+        set_binary(o, ew_fn::pow, dt::f32, dt::f32, {pow_small<f32_io, dt::f32>, nullptr});
+        set_binary(o, ew_fn::pow, dt::bf16, dt::f32, {pow_small<bf16_io, dt::bf16>, nullptr});
+        if constexpr (kVectorF16) set_binary(o, ew_fn::pow, dt::f16, dt::f32, {pow_small<f16_io, dt::f16>, nullptr});
 #endif
         set_unary(o);
         // Where, Select and the copy move elements: one loop per element size.

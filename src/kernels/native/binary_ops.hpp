@@ -60,13 +60,32 @@ using copy_fn = void (*)(const void *src, void *dst, int64_t n, bool stream);
 using add_transposed_fn = void (*)(const void *a, int64_t pa, const void *b, int64_t pb, void *out, int64_t po,
                                    int64_t rows, int64_t cols, bool stream);
 
+/// A function of two operands: its loop and the same over rows (one call for
+/// many short rows; null where there is none).
+struct binary_loops {
+    binary_fn fn = nullptr;
+    rows_fn rows = nullptr;
+};
+/// A function of operands of two different types.
+struct mixed_binary {
+    uint8_t f, a, b; // ew_fn, dtype_index() of each operand
+    binary_loops loops;
+};
 /// The loops of one instruction set, indexed by catalogue function (ew_fn)
 /// and dtype_index(). Null where a function has no loop for the types.
+/// Kept small (about 40 KiB: a first compile pays a page fault per 4 KiB
+/// written, 15 us each on the VMs measured), so pairs of two types are a
+/// list, not a square.
 struct element_ops {
     const char *isa; // e.g. "AVX3", "AVX2"
-    // [fn][a][b]: out = fn(a, b); integers wrap, f16/bf16 computed in f32 and rounded once
-    binary_fn binary[kNumEwFns][kNumDataTypes][kNumDataTypes];
-    rows_fn binary_rows[kNumEwFns][kNumDataTypes][kNumDataTypes]; // the same over rows, one call for many short rows
+    // [fn][t]: out = fn(a, b), a and b of type t; integers wrap, f16/bf16
+    // computed in f32 and rounded once
+    binary_loops binary[kNumEwFns][kNumDataTypes];
+    // Operands of two types: oneDNN Graph's f32 with bf16/f16 (-> f32), Pow's
+    // exponent of another type.
+    static constexpr int kMaxMixed = 96;
+    mixed_binary mixed[kMaxMixed];
+    int n_mixed;
     // [fn][t]: unary functions by their input's type (their op's constants,
     // if any, after the input), Where and Select (a boolean condition
     // first) by their values' type
@@ -83,6 +102,14 @@ struct element_ops {
     // [fn][t]: fn of two operands of type t along their rows into a
     // transposed output (Add: f32, bf16, f16; the comparisons: f32 into booleans)
     add_transposed_fn out_transposed[kNumEwFns][kNumDataTypes];
+
+    /// The loops of f for operands of types a and b (dtype_index()).
+    binary_loops binary_at(int f, int a, int b) const {
+        if (a == b) return binary[f][a];
+        for (int i = 0; i < n_mixed; ++i)
+            if (mixed[i].f == f && mixed[i].a == a && mixed[i].b == b) return mixed[i].loops;
+        return {};
+    }
 };
 
 /// The best loops for this CPU at or below FUSEBOX_MAX_ISA (chosen once).

@@ -212,8 +212,10 @@ public:
                 p.nary = ops.nary[f][tb];
             else if (ops.nary[f][ta])
                 p.nary = ops.nary[f][ta];
-            else if (n.n_args == 2)
-                p.fn = ops.binary[f][ta][tb], p.rows = ops.binary_rows[f][ta][tb];
+            else if (n.n_args == 2) {
+                const binary_loops loops = ops.binary_at(f, ta, tb);
+                p.fn = loops.fn, p.rows = loops.rows;
+            }
             if (!p.fn && !p.nary)
                 fail(status::unimplemented, "native kernel: no ", op_kind_name(n.kind), " for ",
                      data_type_name(n.in_dt[0]), n.n_args > 1 ? "," : "",
