@@ -97,6 +97,74 @@ struct compiled_case {
 // Fills a graph input: every element drawn when the values are checked; for
 // timing, the first 64 KiB drawn and repeated (ordinary values either way;
 // drawing 2^26 elements one by one took longer than timing them).
+// Every element of `b` to v, in its type (integers and booleans: v must be
+// one of the type's values).
+void set_every_element(buffer &b, double v) {
+    const data_type t = b.lt.get_data_type();
+    const size_t es = data_type_size(t);
+    unsigned char bytes[8] = {};
+    const auto as_integer = [&](double lo, double hi) {
+        if (!(v >= lo && v <= hi) || v != std::trunc(v))
+            throw case_error("--in-values: " + std::to_string(v) + " is not a value of " + data_type_name(t));
+    };
+    switch (t) {
+    case data_type::f32: {
+        const float f = static_cast<float>(v);
+        std::memcpy(bytes, &f, 4);
+        break;
+    }
+    case data_type::f64: std::memcpy(bytes, &v, 8); break;
+    case data_type::f16:
+    case data_type::bf16: {
+        const float f = static_cast<float>(v);
+        const uint16_t h = t == data_type::f16 ? fbref::ref_f32_to_f16(f) : fbref::ref_f32_to_bf16(f);
+        std::memcpy(bytes, &h, 2);
+        break;
+    }
+    case data_type::boolean: bytes[0] = v != 0; break;
+    case data_type::s8: as_integer(-128, 127), bytes[0] = static_cast<unsigned char>(static_cast<int8_t>(v)); break;
+    case data_type::u8: as_integer(0, 255), bytes[0] = static_cast<unsigned char>(v); break;
+    case data_type::s16: {
+        as_integer(-32768, 32767);
+        const auto i = static_cast<int16_t>(v);
+        std::memcpy(bytes, &i, 2);
+        break;
+    }
+    case data_type::u16: {
+        as_integer(0, 65535);
+        const auto i = static_cast<uint16_t>(v);
+        std::memcpy(bytes, &i, 2);
+        break;
+    }
+    case data_type::s32: {
+        as_integer(-2147483648.0, 2147483647.0);
+        const auto i = static_cast<int32_t>(v);
+        std::memcpy(bytes, &i, 4);
+        break;
+    }
+    case data_type::u32: {
+        as_integer(0, 4294967295.0);
+        const auto i = static_cast<uint32_t>(v);
+        std::memcpy(bytes, &i, 4);
+        break;
+    }
+    case data_type::s64: {
+        as_integer(-0x1p63, 0x1p63 - 1024);
+        const auto i = static_cast<int64_t>(v);
+        std::memcpy(bytes, &i, 8);
+        break;
+    }
+    case data_type::u64: {
+        as_integer(0, 0x1p64 - 2048);
+        const auto i = static_cast<uint64_t>(v);
+        std::memcpy(bytes, &i, 8);
+        break;
+    }
+    default: throw case_error(std::string("--in-values: no value for a ") + data_type_name(t) + " tensor");
+    }
+    for (size_t at = 0; at + es <= b.bytes.size(); at += es) std::memcpy(b.bytes.data() + at, bytes, es);
+}
+
 void fill_input(buffer &b, std::mt19937_64 &rng, bool check_values) {
     constexpr size_t kDrawn = 64 << 10;
     const size_t es = std::max<size_t>(data_type_size(b.lt.get_data_type()), 1);
@@ -196,9 +264,15 @@ compiled_case prepare(const graph_case &gc, const problem &p, bool check_values)
         if (__builtin_add_overflow(bytes, lt.get_mem_size(), &bytes)) bytes = SIZE_MAX;
     check_fits(check_values ? fusebox::detail::checked_mul(bytes, size_t{2}).value_or(SIZE_MAX) : bytes);
     std::mt19937_64 rng(check_values ? 7 : 1);
+    const auto values = parse_in_values(p.in_values);
+    for (const auto &[id, v] : values)
+        if (!std::count(graph_inputs.begin(), graph_inputs.end(), id))
+            throw case_error(gc.path + ": --in-values: tensor " + std::to_string(id) + " is not a graph input");
     for (size_t id : graph_inputs) {
         auto b = std::make_shared<buffer>(lts.at(id));
         fill_input(*b, rng, check_values);
+        for (const auto &[vid, v] : values)
+            if (vid == id) set_every_element(*b, v);
         cc.values[id] = b;
     }
     for (size_t i = 0; i < cc.parts.size(); ++i) {
@@ -344,6 +418,7 @@ std::string problem::repro(const std::string &mode) const {
     std::ostringstream os;
     os << "--mode=" << mode;
     if (!knobs.in_shapes.empty()) os << " --in-shapes=" << knobs.in_shapes;
+    if (!in_values.empty()) os << " --in-values=" << in_values;
     if (!knobs.op_attrs.empty()) os << " --op-attrs=" << knobs.op_attrs;
     if (expected_partitions != 1) os << " --expected-n-partitions=" << expected_partitions;
     if (!knobs.fpmath.empty()) os << " --attr-fpmath=" << knobs.fpmath;
@@ -559,6 +634,7 @@ void driver::run_case(const std::string &path) {
                                             p.knobs = case_knobs{in_shapes, op_attrs, op_kind, dt, fpmath, mb};
                                             p.expected_partitions = partitions;
                                             p.impl = impl, p.policy = policy, p.threads = threads;
+                                            p.in_values = k.in_values;
                                             run_problem(p);
                                         }
 }
@@ -604,6 +680,9 @@ int driver::run(const std::vector<std::string> &args, const std::string &base_di
                 mode_ = *v == "PC" ? "CP" : *v;
             } else if (auto v = value("--in-shapes=")) {
                 lists_.in_shapes = split(*v, ',');
+            } else if (auto v = value("--in-values=")) {
+                parse_in_values(*v); // (checked here, applied to each case's inputs)
+                lists_.in_values = *v;
             } else if (auto v = value("--io-shapes=")) { // an older spelling
                 lists_.in_shapes = split(*v, ',');
             } else if (auto v = value("--op-attrs=")) {
@@ -667,6 +746,8 @@ int driver::run(const std::vector<std::string> &args, const std::string &base_di
                     "usage: fusebox-benchdnn [--graph] [--mode=C|P|CP|L] [--reset] (--case=FILE | --batch=FILE)...\n"
                     "  knobs (comma-separated lists; a --case runs their product; an empty entry keeps the case):\n"
                     "  --in-shapes=ID:SHAPE[*TAG|*STRIDES][+...]  (ID:*TAG keeps the shape, ID:- is rank 0)\n"
+                    "  --in-values=ID:VALUE[+...]  (one value for every element of a graph input; not a list, kept "
+                    "until the next)\n"
                     "  --op-attrs=ID:NAME:VALUE[*NAME:VALUE][+...]  --op-kind=ID:KIND[+...]\n"
                     "  --dt=DT | --dt=ID:DT[+...]  --attr-fpmath=MODE[:true|false]  --mb=N\n"
                     "  --expected-n-partitions=N (0: any)  --impl=auto|onednn|native|dnnl  --policy=fusion|debug\n"

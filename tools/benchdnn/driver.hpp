@@ -21,6 +21,7 @@ struct knob_lists {
     std::vector<int64_t> expected_partitions{1}, mb{0};
     std::vector<std::string> impl{"auto"}, policy{"fusion"};
     std::vector<int> threads{0}; // 0: the whole default arena
+    std::string in_values;       // ID:VALUE[+...]: inputs set to one value instead of drawn (not a list)
     /// Problems a --case runs: the product of the lists' sizes (saturating).
     size_t problems() const;
 };
@@ -36,6 +37,7 @@ struct problem {
     int64_t expected_partitions = 1;
     std::string impl = "auto", policy = "fusion";
     int threads = 0;
+    std::string in_values; // ID:VALUE[+...]
     /// benchdnn's reproducer: the knobs that differ from their defaults, then the case.
     std::string repro(const std::string &mode) const;
 };

@@ -239,6 +239,27 @@ std::vector<std::pair<size_t, std::string>> id_entries(const std::string &text, 
 
 } // namespace
 
+std::vector<std::pair<size_t, double>> parse_in_values(const std::string &text) {
+    if (text.empty()) return {};
+    std::vector<std::string> items;
+    for (const auto &part : split(text, '+'))
+        if (!items.empty() && part.find(':') == std::string::npos)
+            items.back() += "+" + part; // an exponent's sign
+        else
+            items.push_back(part);
+    std::vector<std::pair<size_t, double>> out;
+    std::set<size_t> seen;
+    for (const auto &item : items) {
+        const std::string where = "--in-values=" + item;
+        const auto colon = item.find(':');
+        if (colon == std::string::npos) bad(where, "expected ID:VALUE");
+        const size_t id = parse_id(item.substr(0, colon), where);
+        if (!seen.insert(id).second) bad(where, "id " + std::to_string(id) + " is given twice");
+        out.emplace_back(id, parse_real(item.substr(colon + 1), -HUGE_VAL, HUGE_VAL, where));
+    }
+    return out;
+}
+
 dims parse_dims(const std::string &text, const std::string &what) {
     if (text == "-") return {};
     dims d;
