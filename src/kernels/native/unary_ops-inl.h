@@ -803,11 +803,29 @@ HWY_INLINE hn::Vec<DF> graded_pieces8(DF df, hn::Vec<DF> a, float alpha, float b
     const auto s = hn::Sub(a, hn::Vec<DF>{_mm256_permutevar8x32_ps(hn::Load(df, at).raw, piece)});
     return pieces_avx2_at(df, piece, s, c);
 }
+// sigmoid(-a) = 1 / (1 + e^a) on the pieces [k - 1, k] of a up to 8, degree
+// 7 in s = a - k (fusebox-fit sigmoidc_x K-1 K 7 f32 K 1 split; relative
+// error at most 2^-22.9 in f32, rounding included). Column k - 1, the
+// remainder last.
+// clang-format off
+alignas(32) constexpr float kSigmoidPieces8[9][8] = {
+    {0.268941432f, 0.119202919f, 0.0474258736f, 0.0179862101f, 0.00669285096f, 0.00247262325f, 0.000911051175f, 0.000335350138f},
+    {-0.196611717f, -0.104993664f, -0.0451766625f, -0.0176627003f, -0.00664805574f, -0.00246650935f, -0.00091022125f, -0.00033523771f},
+    {0.0454333834f, 0.0399796218f, 0.020445697f, 0.00851379801f, 0.00327955652f, 0.00122715521f, 0.000454279478f, 0.000167505495f},
+    {0.00592341321f, -0.00648830738f, -0.00548917474f, -0.00263078441f, -0.00106363581f, -0.00040500742f, -0.000150889886f, -5.57678941e-05f},
+    {-0.00500730285f, -0.000917192665f, 0.000777952722f, 0.000563074427f, 0.000252165366f, 9.92096902e-05f, 3.73853036e-05f, 1.38742444e-05f},
+    {0.000713865913f, 0.000614692806f, 3.82465405e-05f, -6.64538456e-05f, -4.32827437e-05f, -1.91119652e-05f, -7.50099434e-06f, -2.82513975e-06f},
+    {0.000715904403f, -0.000274726772f, -5.676418e-05f, 1.05185345e-05f, 7.08510197e-06f, 2.82326209e-06f, 1.05212735e-06f, 3.87987086e-07f},
+    {5.78452746e-05f, -8.35184474e-05f, 1.74285506e-05f, 7.66572248e-06f, 4.22019497e-07f, -4.10945177e-07f, -2.42910573e-07f, -1.02593752e-07f},
+    {-9.18284648e-09f, 2.11272644e-09f, -4.35687958e-10f, -5.24182503e-11f, -2.95111262e-11f, -9.50068149e-11f, 1.90788982e-11f, -7.78089485e-12f},
+};
+// clang-format on
 #endif
-// With AVX-512, from the pieces of sigmoid(-|x|) = h above
-// (kSigmoidPieces): h below 0, 1 - h above (h <= 1/2: at most half an ulp
-// more); past |x| = 15.75, where the pieces end, as elsewhere (vectors
-// holding such lanes). Elsewhere (the quotient):
+// With AVX-512 and AVX2, from the pieces of sigmoid(-|x|) = h above
+// (kSigmoidPieces, kSigmoidPieces8 with the linear term apart): h below 0,
+// 1 - h above (h <= 1/2: at most half an ulp more); past |x| = 15.75, where
+// the pieces end, as elsewhere (vectors holding such lanes); with AVX2, h
+// past 8 from e^-|x| (tail). Elsewhere (the quotient):
 // with e^-|x| = 2^k m (k <= 0) and c = 2^-k: 1 / (1 + e^-x) = c / (c + m)
 // for x >= 0, e^x / (1 + e^x) = m / (c + m) below. m = 1 + p and c + m are
 // each kept as a rounded value and its exact error (Fast2Sum: c is a power
@@ -832,7 +850,23 @@ struct sigmoid32_fn {
             return unless_far(df, hn::Gt(ax, hn::Set(df, 15.75f)), r, [&] { return quotient(df, x); });
         }
 #endif
+#if HWY_TARGET == HWY_AVX2
+        if constexpr (hn::MaxLanes(DF()) == 8) {
+            const auto ax = hn::Abs(x);
+            const auto h = unless_far(df, hn::Gt(ax, hn::Set(df, 8.0f)), pieces_avx2<true>(df, ax, kSigmoidPieces8),
+                                      [&] { return tail(df, ax); });
+            return hn::IfThenElse(hn::Lt(x, hn::Zero(df)), h, hn::Sub(hn::Set(df, 1.0f), h));
+        }
+#endif
         return quotient(df, x);
+    }
+    // sigmoid(-a) for a > 8: e - e^2 + e^3, e = e^-a <= 2^-11.5 (the next
+    // term is below 2^-34 of it).
+    template <class DF> static hn::Vec<DF> tail(DF df, hn::Vec<DF> a) {
+        return with_exp32(df, hn::Neg(a), [&](const auto &e) {
+            const auto v = e.value(df);
+            return hn::MulAdd(v, hn::MulSub(v, v, v), v);
+        });
     }
     template <class DF> static hn::Vec<DF> quotient(DF df, hn::Vec<DF> x) {
         const auto one = hn::Set(df, 1.0f);
