@@ -165,7 +165,8 @@ def numpy_inputs(inputs):
 
 
 # The regions' scalar constants as the models above give them (ids of the
-# cases' JSON), as benchdnn_cases/perf sets them; S7's variance 1.
+# cases' JSON), as benchdnn_cases/perf sets them; S7's variance one value, 1
+# (drawn from [0.5, 2] for the peers: the same speed either way).
 IN_VALUES = {
     "s1_gelu_erf": "1:1.41421356+2:1+3:0.5",
     "s2_gelu_tanh": "2:0.044715+3:0.79788456+4:1+5:0.5",

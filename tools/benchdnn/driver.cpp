@@ -5,8 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cfloat>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -94,77 +99,70 @@ struct compiled_case {
     }
 };
 
-// Fills a graph input: every element drawn when the values are checked; for
-// timing, the first 64 KiB drawn and repeated (ordinary values either way;
-// drawing 2^26 elements one by one took longer than timing them).
-// Every element of `b` to v, in its type (integers and booleans: v must be
-// one of the type's values).
-void set_every_element(buffer &b, double v) {
+// Every element of `b` to `text`, a value of its type: floats rounded to
+// nearest (f16 and bf16 through f32) and finite in the type; integers
+// written as integers in the type's range; booleans 0 or 1.
+void set_every_element(buffer &b, const std::string &text, const std::string &what) {
     const data_type t = b.lt.get_data_type();
     const size_t es = data_type_size(t);
-    unsigned char bytes[8] = {};
-    const auto as_integer = [&](double lo, double hi) {
-        if (!(v >= lo && v <= hi) || v != std::trunc(v))
-            throw case_error("--in-values: " + std::to_string(v) + " is not a value of " + data_type_name(t));
+    const auto not_of_type = [&]() -> case_error {
+        return case_error(what + ": " + text + " is not a value of " + data_type_name(t));
     };
-    switch (t) {
-    case data_type::f32: {
-        const float f = static_cast<float>(v);
-        std::memcpy(bytes, &f, 4);
-        break;
-    }
-    case data_type::f64: std::memcpy(bytes, &v, 8); break;
-    case data_type::f16:
-    case data_type::bf16: {
-        const float f = static_cast<float>(v);
-        const uint16_t h = t == data_type::f16 ? fbref::ref_f32_to_f16(f) : fbref::ref_f32_to_bf16(f);
-        std::memcpy(bytes, &h, 2);
-        break;
-    }
-    case data_type::boolean: bytes[0] = v != 0; break;
-    case data_type::s8: as_integer(-128, 127), bytes[0] = static_cast<unsigned char>(static_cast<int8_t>(v)); break;
-    case data_type::u8: as_integer(0, 255), bytes[0] = static_cast<unsigned char>(v); break;
-    case data_type::s16: {
-        as_integer(-32768, 32767);
-        const auto i = static_cast<int16_t>(v);
-        std::memcpy(bytes, &i, 2);
-        break;
-    }
-    case data_type::u16: {
-        as_integer(0, 65535);
-        const auto i = static_cast<uint16_t>(v);
-        std::memcpy(bytes, &i, 2);
-        break;
-    }
-    case data_type::s32: {
-        as_integer(-2147483648.0, 2147483647.0);
-        const auto i = static_cast<int32_t>(v);
-        std::memcpy(bytes, &i, 4);
-        break;
-    }
-    case data_type::u32: {
-        as_integer(0, 4294967295.0);
-        const auto i = static_cast<uint32_t>(v);
-        std::memcpy(bytes, &i, 4);
-        break;
-    }
-    case data_type::s64: {
-        as_integer(-0x1p63, 0x1p63 - 1024);
-        const auto i = static_cast<int64_t>(v);
-        std::memcpy(bytes, &i, 8);
-        break;
-    }
-    case data_type::u64: {
-        as_integer(0, 0x1p64 - 2048);
-        const auto i = static_cast<uint64_t>(v);
-        std::memcpy(bytes, &i, 8);
-        break;
-    }
-    default: throw case_error(std::string("--in-values: no value for a ") + data_type_name(t) + " tensor");
+    unsigned char bytes[8] = {};
+    if (t == data_type::f32 || t == data_type::f64 || t == data_type::f16 || t == data_type::bf16) {
+        const double v = parse_real(text, -HUGE_VAL, HUGE_VAL, what);
+        const float f = std::fabs(v) <= FLT_MAX ? static_cast<float>(v) : HUGE_VALF; // (past it: out of range)
+        uint16_t h = 0;
+        if (t == data_type::f16) h = fbref::ref_f32_to_f16(f);
+        if (t == data_type::bf16) h = fbref::ref_f32_to_bf16(f);
+        const bool finite = t == data_type::f64   ? true
+                            : t == data_type::f32 ? std::isfinite(f)
+                            : t == data_type::f16 ? (h & 0x7C00) != 0x7C00
+                                                  : (h & 0x7F80) != 0x7F80;
+        if (!finite) throw not_of_type();
+        if (t == data_type::f64)
+            std::memcpy(bytes, &v, 8);
+        else if (t == data_type::f32)
+            std::memcpy(bytes, &f, 4);
+        else
+            std::memcpy(bytes, &h, 2);
+    } else if (t == data_type::u64) {
+        const char *begin = text.c_str();
+        char *end = nullptr;
+        errno = 0;
+        const unsigned long long v = std::strtoull(begin, &end, 10);
+        if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) || end != begin + text.size() ||
+            errno == ERANGE)
+            throw not_of_type();
+        const uint64_t u = v;
+        std::memcpy(bytes, &u, 8);
+    } else {
+        int64_t lo = 0, hi = 0;
+        switch (t) {
+        case data_type::boolean: hi = 1; break;
+        case data_type::s8: lo = INT8_MIN, hi = INT8_MAX; break;
+        case data_type::u8: hi = UINT8_MAX; break;
+        case data_type::s16: lo = INT16_MIN, hi = INT16_MAX; break;
+        case data_type::u16: hi = UINT16_MAX; break;
+        case data_type::s32: lo = INT32_MIN, hi = INT32_MAX; break;
+        case data_type::u32: hi = UINT32_MAX; break;
+        case data_type::s64: lo = INT64_MIN, hi = INT64_MAX; break;
+        default: throw case_error(what + ": no value for a " + data_type_name(t) + " tensor");
+        }
+        int64_t v = 0;
+        try {
+            v = parse_int(text, lo, hi, what);
+        } catch (const case_error &) {
+            throw not_of_type();
+        }
+        std::memcpy(bytes, &v, es); // (little-endian: the low bytes)
     }
     for (size_t at = 0; at + es <= b.bytes.size(); at += es) std::memcpy(b.bytes.data() + at, bytes, es);
 }
 
+// Fills a graph input: every element drawn when the values are checked; for
+// timing, the first 64 KiB drawn and repeated (ordinary values either way;
+// drawing 2^26 elements one by one took longer than timing them).
 void fill_input(buffer &b, std::mt19937_64 &rng, bool check_values) {
     constexpr size_t kDrawn = 64 << 10;
     const size_t es = std::max<size_t>(data_type_size(b.lt.get_data_type()), 1);
@@ -272,7 +270,7 @@ compiled_case prepare(const graph_case &gc, const problem &p, bool check_values)
         auto b = std::make_shared<buffer>(lts.at(id));
         fill_input(*b, rng, check_values);
         for (const auto &[vid, v] : values)
-            if (vid == id) set_every_element(*b, v);
+            if (vid == id) set_every_element(*b, v, "--in-values=" + std::to_string(id) + ":" + v);
         cc.values[id] = b;
     }
     for (size_t i = 0; i < cc.parts.size(); ++i) {

@@ -239,7 +239,7 @@ std::vector<std::pair<size_t, std::string>> id_entries(const std::string &text, 
 
 } // namespace
 
-std::vector<std::pair<size_t, double>> parse_in_values(const std::string &text) {
+std::vector<std::pair<size_t, std::string>> parse_in_values(const std::string &text) {
     if (text.empty()) return {};
     std::vector<std::string> items;
     for (const auto &part : split(text, '+'))
@@ -247,7 +247,7 @@ std::vector<std::pair<size_t, double>> parse_in_values(const std::string &text) 
             items.back() += "+" + part; // an exponent's sign
         else
             items.push_back(part);
-    std::vector<std::pair<size_t, double>> out;
+    std::vector<std::pair<size_t, std::string>> out;
     std::set<size_t> seen;
     for (const auto &item : items) {
         const std::string where = "--in-values=" + item;
@@ -255,7 +255,8 @@ std::vector<std::pair<size_t, double>> parse_in_values(const std::string &text) 
         if (colon == std::string::npos) bad(where, "expected ID:VALUE");
         const size_t id = parse_id(item.substr(0, colon), where);
         if (!seen.insert(id).second) bad(where, "id " + std::to_string(id) + " is given twice");
-        out.emplace_back(id, parse_real(item.substr(colon + 1), -HUGE_VAL, HUGE_VAL, where));
+        parse_real(item.substr(colon + 1), -HUGE_VAL, HUGE_VAL, where); // (a number; its type checks it later)
+        out.emplace_back(id, item.substr(colon + 1));
     }
     return out;
 }

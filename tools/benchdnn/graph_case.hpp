@@ -75,8 +75,9 @@ struct case_knobs {
 /// "1x256x56x56" -> dims; "-" -> rank 0.
 dims parse_dims(const std::string &text, const std::string &what);
 /// --in-values' "ID:VALUE[+ID:VALUE...]" (finite numbers; a '+' inside one,
-/// as in 1e+5, stays with it; "" none) -> (id, value) pairs; throws case_error.
-std::vector<std::pair<size_t, double>> parse_in_values(const std::string &text);
+/// as in 1e+5, stays with it; "" none) -> (id, value text) pairs; throws
+/// case_error.
+std::vector<std::pair<size_t, std::string>> parse_in_values(const std::string &text);
 /// Dense strides of `shape` in the dim order of `tag` ("acdb": a outermost, b innermost).
 dims strides_from_tag(const dims &shape, const std::string &tag, const std::string &what);
 /// The dim order of `strides`, outermost (largest stride) first; ties keep their logical order.
