@@ -222,11 +222,12 @@ size_t parse_id(const std::string &s, const std::string &where) {
     return static_cast<size_t>(parse_int(s, 0, std::numeric_limits<int64_t>::max(), where));
 }
 
-// ID:VALUE entries of a knob alternative ("0:a+1:b"), in order; ids may not repeat.
-std::vector<std::pair<size_t, std::string>> id_entries(const std::string &text, const std::string &knob) {
+// ID:VALUE entries of a knob alternative ("0:a+1:b", split at each '+'), in
+// order; ids may not repeat.
+std::vector<std::pair<size_t, std::string>> id_entries(const std::vector<std::string> &items, const std::string &knob) {
     std::vector<std::pair<size_t, std::string>> out;
     std::set<size_t> seen;
-    for (const auto &item : split(text, '+')) {
+    for (const auto &item : items) {
         const std::string where = knob + "=" + item;
         const auto colon = item.find(':');
         if (colon == std::string::npos) bad(where, "expected ID:VALUE");
@@ -235,6 +236,9 @@ std::vector<std::pair<size_t, std::string>> id_entries(const std::string &text, 
         out.emplace_back(id, item.substr(colon + 1));
     }
     return out;
+}
+std::vector<std::pair<size_t, std::string>> id_entries(const std::string &text, const std::string &knob) {
+    return id_entries(split(text, '+'), knob);
 }
 
 } // namespace
@@ -247,17 +251,9 @@ std::vector<std::pair<size_t, std::string>> parse_in_values(const std::string &t
             items.back() += "+" + part; // an exponent's sign
         else
             items.push_back(part);
-    std::vector<std::pair<size_t, std::string>> out;
-    std::set<size_t> seen;
-    for (const auto &item : items) {
-        const std::string where = "--in-values=" + item;
-        const auto colon = item.find(':');
-        if (colon == std::string::npos) bad(where, "expected ID:VALUE");
-        const size_t id = parse_id(item.substr(0, colon), where);
-        if (!seen.insert(id).second) bad(where, "id " + std::to_string(id) + " is given twice");
-        parse_real(item.substr(colon + 1), -HUGE_VAL, HUGE_VAL, where); // (a number; its type checks it later)
-        out.emplace_back(id, item.substr(colon + 1));
-    }
+    const auto out = id_entries(items, "--in-values");
+    for (const auto &[id, value] : out) // (numbers; each input's type checks its own later)
+        parse_real(value, -HUGE_VAL, HUGE_VAL, "--in-values=" + std::to_string(id) + ":" + value);
     return out;
 }
 
