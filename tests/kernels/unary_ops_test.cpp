@@ -117,7 +117,11 @@ std::vector<op> variants(const detail::elementwise_def &d, dt t, int64_t n) {
     switch (d.kind) {
     case op::kind::LeakyReLU:
     case op::kind::Elu: v.push_back(make({x}).set_attr(op::attr::alpha, -0.75f)); break;
-    case op::kind::Selu: v.push_back(make({x}).set_attr(op::attr::alpha, 2.0f).set_attr(op::attr::gamma, 0.5f)); break;
+    case op::kind::Selu: // (the last: alpha gamma past the floats, which f32 computes in f64 lanes)
+        v.push_back(make({x}).set_attr(op::attr::alpha, 2.0f).set_attr(op::attr::gamma, 0.5f));
+        v.push_back(make({x}).set_attr(op::attr::alpha, -1.3f).set_attr(op::attr::gamma, 0.7f));
+        v.push_back(make({x}).set_attr(op::attr::alpha, 1e30f).set_attr(op::attr::gamma, 1e9f));
+        break;
     case op::kind::HardSigmoid:
         v.push_back(make({x}).set_attr(op::attr::alpha, 1.0f / 3).set_attr(op::attr::beta, -0.25f));
         break;

@@ -280,9 +280,10 @@ void classify(const void *const *in, const int64_t *st, void *out_, int64_t n, b
 // the arithmetic that evaluates them. Most run in f32 lanes, each arranged so
 // that its rounding errors stay within ELEMENTWISE.md's bound (Sigmoid's
 // quotient corrected by its remainder, GELU's e^(-x^2/2) from the exact
-// square); Selu, SoftPlus and tanh GELU, whose f32 forms would lose too much
-// to a rounded argument, evaluate f32 lanes in f64 lanes (cores good to 2^-36
-// relative, which an f32 result rounded once needs). No function converts a
+// square). Where an f32 form would lose too much to a rounded argument
+// (SoftPlus with beta other than 1, Selu whose alpha gamma is not a pair of
+// floats, tanh GELU below AVX-512) f32 lanes are evaluated in f64 lanes
+// (cores good to 2^-36 relative, which an f32 result rounded once needs). No function converts a
 // float to an integer (exponents move through integer adds and shifts, or
 // AVX-512's scalef), so every input, NaN too, is defined on every target.
 // The bounds are measured by tools/accuracy (doc/SUPPORT.md, "Accuracy"),
@@ -903,6 +904,34 @@ struct elu32_fn {
         return hn::IfThenElse(hn::Gt(x, zero), x, hn::Mul(alpha, hn::IfThenElse(hn::Eq(x, zero), x, em1)));
     }
 };
+// gamma (x > 0 ? x : alpha (e^x - 1)): gamma x rounded once, and e^x - 1
+// (as Elu's) times alpha gamma held as hi + lo, one rounding after the two
+// products. In f32 lanes when that pair is exact in floats with a normal
+// hi (f32_for: alpha and gamma are floats, so their product has at most 48
+// bits), in f64 lanes otherwise.
+struct selu_fn {
+    static constexpr ew_fn fn = ew_fn::selu;
+    static bool f32_for(double alpha, double gamma) {
+        const double ag = alpha * gamma;
+        const float hi = static_cast<float>(ag);
+        return std::isnormal(hi) && static_cast<double>(static_cast<float>(ag - hi)) == ag - hi;
+    }
+    template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF> alpha, hn::Vec<DF> gamma) {
+        const auto zero = hn::Zero(df);
+        const auto hi = hn::Mul(alpha, gamma), lo = hn::MulSub(alpha, gamma, hi);
+        const auto em1 = exp32_parts<DF, exp_range::near>(df, hn::Min(hn::Max(x, hn::Set(df, -87.0f)), zero)).expm1(df);
+        // (At zero x hi keeps C's sign, as in Elu; hi + lo could lose it.)
+        const auto neg = hn::IfThenElse(hn::Eq(x, zero), hn::Mul(x, hi), hn::MulAdd(em1, hi, hn::Mul(em1, lo)));
+        return hn::IfThenElse(hn::Gt(x, zero), hn::Mul(gamma, x), neg);
+    }
+    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD> alpha, hn::Vec<DD> gamma) {
+        // (e^-0 - 1 comes out +0: at zero the product alpha * x keeps C's sign.)
+        const auto zero = hn::Zero(dd);
+        const auto em1 = expm1_64(dd, hn::Min(hn::Max(x, hn::Set(dd, -708.0)), zero)); // (only x <= 0 is used)
+        const auto r = hn::IfThenElse(hn::Gt(x, zero), x, hn::Mul(alpha, hn::IfThenElse(hn::Eq(x, zero), x, em1)));
+        return hn::Mul(gamma, r);
+    }
+};
 #if HWY_TARGET <= HWY_AVX3
 // tanh(log(1 + e^x)) on the pieces [k/2 - 8, k/2 - 7.5] of x, degree 5 in s
 // = 2x - k + 15.5 (fusebox-fit mishm_x with CENTRE k/2 - 7.75, SCALE 2,
@@ -1213,22 +1242,11 @@ struct softplus32 {
 
 // ---- f64 lanes, for the functions whose f32 forms would lose too much.
 
-// x > 0 ? x : alpha (e^x - 1), times gamma.
-struct selu64_fn {
-    static constexpr ew_fn fn = ew_fn::selu;
-    template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD> alpha, hn::Vec<DD> gamma) {
-        // (e^-0 - 1 comes out +0: at zero the product alpha * x keeps C's sign.)
-        const auto zero = hn::Zero(dd);
-        const auto em1 = expm1_64(dd, hn::Min(hn::Max(x, hn::Set(dd, -708.0)), zero)); // (only x <= 0 is used)
-        const auto r = hn::IfThenElse(hn::Gt(x, zero), x, hn::Mul(alpha, hn::IfThenElse(hn::Eq(x, zero), x, em1)));
-        return hn::Mul(gamma, r);
-    }
-};
 // log(1 + e^(beta x)) / beta: for beta = 1 in f32 lanes (softplus32), else
 // in f64 lanes (beta x is exact there); `inv_beta` is 1 / beta.
 struct softplus_fn {
     static constexpr ew_fn fn = ew_fn::softplus;
-    static bool f32_for(float beta) { return beta == 1.0f; }
+    static bool f32_for(double beta, double) { return beta == 1.0; }
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF>, hn::Vec<DF>) {
         return softplus32::f32(df, x);
     }
@@ -1376,11 +1394,11 @@ struct gelu_tanh32_fn {
 #endif
 
 // Whether F computes in f32 lanes (kF32) rather than f64 ones, or has both
-// and picks by its first constant (kEither: F::f32_for(p0)).
+// and picks by its constants (kEither: F::f32_for(p0, p1)).
 template <class F, class = void> constexpr bool kF32 = false;
 template <class F> constexpr bool kF32<F, std::void_t<decltype(F::kF32)>> = F::kF32;
 template <class F, class = void> constexpr bool kEither = false;
-template <class F> constexpr bool kEither<F, std::void_t<decltype(F::f32_for(0.0f))>> = true;
+template <class F> constexpr bool kEither<F, std::void_t<decltype(F::f32_for(0.0, 0.0))>> = true;
 
 // F over one f32 vector: in f32 lanes (`f32`, constants as f32), or each half
 // widened to f64; NaN passed through.
@@ -1425,7 +1443,7 @@ void math_loop(const void *const *in, const int64_t *st, void *out_, int64_t n, 
     const auto p1 = hn::Set(dd, kParams > 1 ? *static_cast<const float *>(in[2]) : kParams == 1 ? 1.0 / c0 : 0.0);
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
     bool f32 = false;
-    if constexpr (kEither<F>) f32 = F::f32_for(static_cast<float>(c0));
+    if constexpr (kEither<F>) f32 = F::f32_for(c0, hn::GetLane(p1));
     auto body = [&](hn::Vec<decltype(df)> v) { return math_f32<F>(df, v, f32, p0, p1); };
     HWY_ALIGN float buf[hn::MaxLanes(df)];
     auto narrow_store = [&](hn::Vec<decltype(df)> v, S *to, bool nt) {
@@ -2063,7 +2081,7 @@ void set_unary(element_ops &o) {
     set_math<elu32_fn>(o);
     set_math<mish32_fn>(o);
     set_math<gelu_erf32_fn>(o);
-    set_math<selu64_fn>(o);
+    set_math<selu_fn>(o);
     set_math<softplus_fn>(o);
 #if HWY_TARGET <= HWY_AVX2
     set_math<gelu_tanh32_fn>(o);
