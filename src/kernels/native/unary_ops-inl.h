@@ -384,14 +384,16 @@ constexpr float kExpP[] = {0.5f, 0.166666672f, 0.0416664667f, 0.00833331048f, 0.
 enum class exp_range { any, near };
 template <class DF, exp_range kRange = exp_range::any> struct exp32_parts {
     using V = hn::Vec<DF>;
-    V p, m, kf, t;
+    V p, m, kf, t, r, r2, poly; // e^x = 2^kf (1 + p), p = r + r2 poly rounded once
     HWY_INLINE exp32_parts(DF df, V x) {
         const auto xc = kRange == exp_range::any ? hn::Min(hn::Max(x, hn::Set(df, -125.0f)), hn::Set(df, 89.0f)) : x;
         const auto shifter = hn::Set(df, 0x1.8p23f);
         t = hn::MulAdd(xc, hn::Set(df, 1.44269502f), shifter);
         kf = hn::Sub(t, shifter);
-        const auto r = hn::NegMulAdd(kf, hn::Set(df, 1.42860677e-6f), hn::NegMulAdd(kf, hn::Set(df, 0.693145752f), xc));
-        p = hn::MulAdd(hn::Mul(r, r), horner(df, r, kExpP), r);
+        r = hn::NegMulAdd(kf, hn::Set(df, 1.42860677e-6f), hn::NegMulAdd(kf, hn::Set(df, 0.693145752f), xc));
+        r2 = hn::Mul(r, r);
+        poly = horner(df, r, kExpP);
+        p = hn::MulAdd(r2, poly, r);
         m = hn::Add(hn::Set(df, 1.0f), p);
     }
     // v 2^k, one rounding.
@@ -425,6 +427,13 @@ template <class DF, exp_range kRange = exp_range::any> struct exp32_parts {
     HWY_INLINE V expm1(DF df) const {
         const auto s = pow2<1>(df);
         return hn::MulAdd(s, p, hn::Sub(s, hn::Set(df, 1.0f)));
+    }
+    // (hi + lo) (e^x - 1) = c (s - 1) + s c (e^r - 1), c = hi + lo, with p
+    // never rounded on its own: c (e^r - 1) = hi r + (hi r2 poly + lo r).
+    HWY_INLINE V expm1_times(DF df, V hi, V lo) const {
+        const auto s = pow2<1>(df), w = hn::Sub(s, hn::Set(df, 1.0f));
+        const auto a = hn::MulAdd(r, hi, hn::MulAdd(hn::Mul(r2, poly), hi, hn::Mul(r, lo)));
+        return hn::MulAdd(w, hi, hn::MulAdd(s, a, hn::Mul(w, lo)));
     }
 };
 // Whether every lane of x is in [-87, 87] (not NaN): exp_range::near holds.
@@ -919,9 +928,9 @@ struct selu_fn {
     template <class DF> static hn::Vec<DF> f32(DF df, hn::Vec<DF> x, hn::Vec<DF> alpha, hn::Vec<DF> gamma) {
         const auto zero = hn::Zero(df);
         const auto hi = hn::Mul(alpha, gamma), lo = hn::MulSub(alpha, gamma, hi);
-        const auto em1 = exp32_parts<DF, exp_range::near>(df, hn::Min(hn::Max(x, hn::Set(df, -87.0f)), zero)).expm1(df);
+        const exp32_parts<DF, exp_range::near> e(df, hn::Min(hn::Max(x, hn::Set(df, -87.0f)), zero));
         // (At zero x hi keeps C's sign, as in Elu; hi + lo could lose it.)
-        const auto neg = hn::IfThenElse(hn::Eq(x, zero), hn::Mul(x, hi), hn::MulAdd(em1, hi, hn::Mul(em1, lo)));
+        const auto neg = hn::IfThenElse(hn::Eq(x, zero), hn::Mul(x, hi), e.expm1_times(df, hi, lo));
         return hn::IfThenElse(hn::Gt(x, zero), hn::Mul(gamma, x), neg);
     }
     template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD> alpha, hn::Vec<DD> gamma) {
