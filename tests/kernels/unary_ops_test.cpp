@@ -120,6 +120,7 @@ std::vector<op> variants(const detail::elementwise_def &d, dt t, int64_t n) {
     case op::kind::Selu: // (the last: alpha gamma past the floats, which f32 computes in f64 lanes)
         v.push_back(make({x}).set_attr(op::attr::alpha, 2.0f).set_attr(op::attr::gamma, 0.5f));
         v.push_back(make({x}).set_attr(op::attr::alpha, -1.3f).set_attr(op::attr::gamma, 0.7f));
+        v.push_back(make({x}).set_attr(op::attr::alpha, 0.25f).set_attr(op::attr::gamma, 1.0f)); // (-0 from -tiny)
         v.push_back(make({x}).set_attr(op::attr::alpha, 1e30f).set_attr(op::attr::gamma, 1e9f));
         break;
     case op::kind::HardSigmoid:

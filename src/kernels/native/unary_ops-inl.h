@@ -282,7 +282,7 @@ void classify(const void *const *in, const int64_t *st, void *out_, int64_t n, b
 // quotient corrected by its remainder, GELU's e^(-x^2/2) from the exact
 // square). Where an f32 form would lose too much to a rounded argument
 // (SoftPlus with beta other than 1, Selu whose alpha gamma is not a pair of
-// floats, tanh GELU below AVX-512) f32 lanes are evaluated in f64 lanes
+// floats, tanh GELU below AVX2) f32 lanes are evaluated in f64 lanes
 // (cores good to 2^-36 relative, which an f32 result rounded once needs). No function converts a
 // float to an integer (exponents move through integer adds and shifts, or
 // AVX-512's scalef), so every input, NaN too, is defined on every target.
@@ -430,6 +430,8 @@ template <class DF, exp_range kRange = exp_range::any> struct exp32_parts {
     }
     // (hi + lo) (e^x - 1) = c (s - 1) + s c (e^r - 1), c = hi + lo, with p
     // never rounded on its own: c (e^r - 1) = hi r + (hi r2 poly + lo r).
+    // The other roundings (of s - 1 for k < -24, of the smaller terms) are
+    // small against the last one's.
     HWY_INLINE V expm1_times(DF df, V hi, V lo) const {
         const auto s = pow2<1>(df), w = hn::Sub(s, hn::Set(df, 1.0f));
         const auto a = hn::MulAdd(r, hi, hn::MulAdd(hn::Mul(r2, poly), hi, hn::Mul(r, lo)));
@@ -914,8 +916,8 @@ struct elu32_fn {
     }
 };
 // gamma (x > 0 ? x : alpha (e^x - 1)): gamma x rounded once, and e^x - 1
-// (as Elu's) times alpha gamma held as hi + lo, one rounding after the two
-// products. In f32 lanes when that pair is exact in floats with a normal
+// times alpha gamma held as hi + lo (exp32_parts::expm1_times). In f32
+// lanes when that pair is exact in floats with a normal
 // hi (f32_for: alpha and gamma are floats, so their product has at most 48
 // bits), in f64 lanes otherwise.
 struct selu_fn {
@@ -929,8 +931,10 @@ struct selu_fn {
         const auto zero = hn::Zero(df);
         const auto hi = hn::Mul(alpha, gamma), lo = hn::MulSub(alpha, gamma, hi);
         const exp32_parts<DF, exp_range::near> e(df, hn::Min(hn::Max(x, hn::Set(df, -87.0f)), zero));
-        // (At zero x hi keeps C's sign, as in Elu; hi + lo could lose it.)
-        const auto neg = hn::IfThenElse(hn::Eq(x, zero), hn::Mul(x, hi), e.expm1_times(df, hi, lo));
+        // (The sign is x alpha gamma's, as in C, also where the result is a
+        // zero: x = -0, or an underflow the sum of hi's and lo's terms would
+        // make +0.)
+        const auto neg = hn::CopySign(e.expm1_times(df, hi, lo), hn::Mul(x, hi));
         return hn::IfThenElse(hn::Gt(x, zero), hn::Mul(gamma, x), neg);
     }
     template <class DD> static hn::Vec<DD> f64(DD dd, hn::Vec<DD> x, hn::Vec<DD> alpha, hn::Vec<DD> gamma) {
