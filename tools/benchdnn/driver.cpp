@@ -449,6 +449,11 @@ void driver::keep_roof(const std::string &key, const fbtools::memory_roof &r, in
 
 // Slices of a case's budget that alternate with its roof's.
 constexpr int kRoofSlices = 4;
+// A case faster than its roof by more than this is a defect of the roof (a
+// simple kernel the roof lacks), not a fraction above 1: it is flagged.
+constexpr double kRoofSlack = 1.05;
+// Rounds of slices more for a case past kRoofSlack before it is flagged.
+constexpr int kRoofRechecks = 2;
 
 timing driver::time_case(const std::function<void()> &run, const fbtools::traffic &t, int threads,
                          const std::function<void(const std::function<void()> &)> &in_context,
@@ -470,22 +475,29 @@ timing driver::time_case(const std::function<void()> &run, const fbtools::traffi
     fbtools::roof_session session(t, threads);
     total.min_ms = 1e300;
     double sum = 0;
-    for (int k = 0; k < kRoofSlices; ++k) {
-        timing slice;
-        in_context([&] { slice = time_runs(run, max_ms_ / kRoofSlices, k > 0, 2); });
-        total.min_ms = std::min(total.min_ms, slice.min_ms);
-        sum += slice.avg_ms * slice.runs, total.runs += slice.runs;
-        session.run(max_ms_ / kRoofSlices);
-    }
+    auto slices = [&](int first, int n) {
+        for (int k = first; k < first + n; ++k) {
+            timing slice;
+            in_context([&] { slice = time_runs(run, max_ms_ / kRoofSlices, k > 0, 2); });
+            total.min_ms = std::min(total.min_ms, slice.min_ms);
+            sum += slice.avg_ms * slice.runs, total.runs += slice.runs;
+            session.run(max_ms_ / kRoofSlices);
+        }
+    };
+    slices(0, kRoofSlices);
+    // A case past its roof is measured again beside it before it is called a
+    // defect: this VM's memory switches between a slow and a fast state
+    // (50 and 88 GB/s) for seconds at a time, and a switch inside the slices
+    // can favour either side. A real defect stays a defect.
+    const auto beats_roof = [&] {
+        return static_cast<double>(t.total()) / (total.min_ms * 1e-3) / 1e9 > kRoofSlack * session.result().gbps;
+    };
+    for (int again = 0; again < kRoofRechecks && beats_roof(); ++again) slices(kRoofSlices * (again + 1), kRoofSlices);
     total.avg_ms = sum / total.runs;
     keep_roof(key, session.result(), threads, t.total());
     roof = &roofs_.at(key);
     return total;
 }
-
-// A case faster than its roof by more than this is a defect of the roof (a
-// simple kernel the roof lacks), not a fraction above 1: it is flagged.
-constexpr double kRoofSlack = 1.05;
 
 void driver::report_perf(const problem &p, const std::string &impl, size_t bytes, const timing &t,
                          const fbtools::memory_roof *r, int threads, double compile_ms, double cache_hit_us) {
