@@ -393,15 +393,10 @@ timing time_runs(const std::function<void()> &run, double budget_ms, bool warm =
     return t;
 }
 
-// The direct oneDNN primitive for a single-op case, in oneDNN's own threading.
+// The case as oneDNN primitives called directly, in oneDNN's own threading.
 std::unique_ptr<direct_primitive> direct_row(const graph_case &gc, const compiled_case &cc, std::string &why) {
-    const auto in = gc.graph_inputs();
-    if (cc.parts.size() != 1 || cc.parts[0].get_ops_num() != 1 || in.empty() || in.size() > 2)
-        return why = "the direct oneDNN row runs single-op cases only", nullptr;
-    const op::kind kind = op_kind_from_name(gc.ops[0].kind);
-    buffer &out = *cc.values.at(cc.parts[0].get_output_ports()[0].get_id());
-    if (in.size() == 1) return make_direct_eltwise(gc.to_ops()[0], *cc.values.at(in[0]), out, why);
-    return make_direct_primitive(kind, *cc.values.at(in[0]), *cc.values.at(in[1]), out, why);
+    if (cc.parts.size() != 1) return why = "the direct oneDNN row runs single-partition cases only", nullptr;
+    return make_direct_graph(gc.to_ops(), cc.values, why);
 }
 
 template <typename T> std::string join(const std::vector<T> &v) {
@@ -569,6 +564,15 @@ void driver::run_problem(const problem &p) {
                 const bool approximate = std::any_of(
                     ops.begin(), ops.end(), [](const op &o) { return fbref::ref_is_approximate(o.get_kind()); });
                 r = approximate && p.impl != "dnnl" ? check_op_by_op(gc, p, cc) : check(gc, cc);
+                // oneDNN's own values across a region (ReLU(NaN) = 0, its
+                // transcendental functions' accuracy, post-ops rounded once):
+                // a peer's result, reported, not a failure of fusebox. Other
+                // failures (shapes, missing outputs) stay failures.
+                const auto computing =
+                    std::count_if(ops.begin(), ops.end(), [](const op &o) { return o.get_kind() != op::kind::End; });
+                if (r.status == outcome::failed && p.impl == "dnnl" && computing > 1 &&
+                    r.reason.find("element at offset") != std::string::npos)
+                    r = {outcome::mistrusted, "oneDNN's result differs from the reference: " + r.reason};
             });
         }
         if (r.status == outcome::passed && mode_.find('P') != std::string::npos) {

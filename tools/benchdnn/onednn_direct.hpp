@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,15 +18,16 @@ struct direct_primitive {
     std::function<void()> run;
 };
 
-/// Builds the direct call for a single Add/Equal over f32/bf16/f16 inputs, or
-/// returns nullptr with the reason in `why`. It runs on oneDNN's own OpenMP
-/// team: the caller sets its size (omp_set_num_threads) once, outside timing.
-std::unique_ptr<direct_primitive> make_direct_primitive(fusebox::op::kind kind, const fbref::buffer &a,
-                                                        const fbref::buffer &b, fbref::buffer &out, std::string &why);
-
-/// The same for a single unary op oneDNN's eltwise primitive has (oneDNN 2.6's
-/// algorithm for the kind, with its alpha/beta from the op's attributes).
-std::unique_ptr<direct_primitive> make_direct_eltwise(const fusebox::op &o, const fbref::buffer &a, fbref::buffer &out,
-                                                      std::string &why);
+/// The case's ops as oneDNN primitives called directly: one binary or
+/// eltwise primitive per op, except that an op whose main operand only it
+/// reads joins the primitive that computes that operand as a post-op (where
+/// oneDNN accepts it), as a oneDNN user would write the region. `values`
+/// holds the case's inputs and outputs by id; intermediates get buffers of
+/// their own. Returns nullptr with the reason in `why` where an op has no
+/// oneDNN form. It runs on oneDNN's own OpenMP team: the caller sets its size
+/// (omp_set_num_threads) once, outside timing.
+std::unique_ptr<direct_primitive> make_direct_graph(const std::vector<fusebox::op> &ops,
+                                                    std::map<size_t, std::shared_ptr<fbref::buffer>> values,
+                                                    std::string &why);
 
 } // namespace fbbench
