@@ -128,14 +128,12 @@ void Linear(benchmark::State &state, const linear_row &r, const fusebox::detail:
     }
     std::vector<float> out(kCols * kRowCount);
     const void *in[fusebox::detail::kMaxLinearOperands] = {};
-    int64_t strides[fusebox::detail::kMaxLinearOperands] = {};
+    int64_t strides[fusebox::detail::kMaxLinearOperands] = {}, row_strides[fusebox::detail::kMaxLinearOperands] = {};
+    for (size_t m = 0; m < r.along.size(); ++m)
+        in[m] = data[m].data(), strides[m] = r.along[m], row_strides[m] = r.along[m] ? kCols : 1;
     for (auto _ : state) {
-        for (int64_t row = 0; row < kRowCount; ++row) {
-            for (size_t m = 0; m < r.along.size(); ++m)
-                in[m] = data[m].data() + (r.along[m] ? row * kCols : row), strides[m] = r.along[m];
-            fn(in, strides, 0, r.steps.data(), static_cast<int64_t>(r.steps.size()), out.data() + row * kCols, kCols,
-               false);
-        }
+        fn(in, strides, 0, r.steps.data(), static_cast<int64_t>(r.steps.size()), out.data(), kCols, false, kRowCount,
+           row_strides, kCols);
         benchmark::DoNotOptimize(out.data());
         benchmark::ClobberMemory();
     }

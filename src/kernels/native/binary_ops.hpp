@@ -40,8 +40,11 @@ constexpr int kMaxLinearOperands = 6, kMaxLinearSteps = 16;
 /// Strides 0 or 1. Its steps: Add, Subtract, Multiply, Divide, Maximum,
 /// Minimum (two operands), ReLU, and the one function of the loop's own
 /// (its `linear` entry's: a transcendental function without constants).
+/// `rows` rows of n elements, row r's operands row_strides[k] r elements and
+/// its output out_row_stride r elements on (the steps read once for all).
 using linear_fn = void (*)(const void *const *in, const int64_t *strides, int first, const linear_step *steps,
-                           int64_t count, void *out, int64_t n, bool stream);
+                           int64_t count, void *out, int64_t n, bool stream, int64_t rows, const int64_t *row_strides,
+                           int64_t out_row_stride);
 /// dst[r * dst_pitch + j] = src[j * src_pitch + r] for r < rows, j < cols
 /// (pitches in elements). For elements of 1 or 2 bytes it reads up to 3 bytes
 /// past an element: the caller leaves that slack.

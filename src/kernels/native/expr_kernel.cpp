@@ -234,6 +234,10 @@ public:
         row_block_ = in_place ? std::numeric_limits<int64_t>::max() : block_;
         rows_path_ =
             in_place && nodes_.size() == 1 && nodes_[0].rows && !panels_ && rank >= 2 && shape_[rank - 1] < kShortRow;
+        // A linear chain takes whole rows of any length in one call where
+        // some operand runs along them.
+        linear_rows_ = in_place && linear_ && rank >= 2 &&
+                       std::any_of(inner_strides_.begin(), inner_strides_.end(), [](int64_t s) { return s == 1; });
     }
 
     // A chain of one function over one type, each node applying it to the
@@ -718,9 +722,24 @@ private:
         for (int64_t pos = begin; pos < end;) {
             const int64_t first = idx[inner], row = std::min(shape_[inner] - first, end - pos);
             // Short whole rows of a one-op partition: many rows in one call.
-            const int64_t whole_rows = rows_path_ && first == 0 && inner > 0
+            const int64_t whole_rows = (rows_path_ || linear_rows_) && first == 0 && inner > 0
                                            ? std::min(shape_[inner - 1] - idx[inner - 1], (end - pos) / shape_[inner])
                                            : 0;
+            if (whole_rows > 1 && linear_rows_) {
+                const void *in[kMaxLinearOperands] = {};
+                int64_t in_stride[kMaxLinearOperands] = {}, in_row_stride[kMaxLinearOperands] = {};
+                for (size_t k = 0; k < n_ops; ++k) {
+                    in[k] = static_cast<const unsigned char *>(inputs[operands_[k].port]) +
+                            row_off[k] * operands_[k].elem_size;
+                    in_stride[k] = inner_strides_[k], in_row_stride[k] = operands_[k].strides[inner - 1];
+                }
+                linear_(in, in_stride, linear_first_, linear_steps_.data(), static_cast<int64_t>(linear_steps_.size()),
+                        static_cast<unsigned char *>(output) + row_off[n_ops] * out_size_, shape_[inner], stream_,
+                        whole_rows, in_row_stride, out_strides_[inner - 1]);
+                pos += whole_rows * shape_[inner];
+                if (pos < end) next_rows(whole_rows);
+                continue;
+            }
             if (whole_rows > 1) {
                 const node_plan &p = nodes_[0];
                 const operand_plan &a = operands_[p.arg[0]], &b = operands_[p.arg[1]];
@@ -852,12 +871,13 @@ private:
                      int64_t out_stride, int64_t len, bool stream) const {
         const void *in[kMaxLinearOperands] = {};
         int64_t in_stride[kMaxLinearOperands] = {};
+        const int64_t no_rows[kMaxLinearOperands] = {};
         bool scalar = true;
         for (size_t k = 0; k < operands_.size(); ++k)
             in[k] = view[k], in_stride[k] = stride[k], scalar &= stride[k] == 0;
         write_out(scratch, out, out_stride, len, stream, scalar, [&](void *to, int64_t n, bool nt) {
             linear_(in, in_stride, linear_first_, linear_steps_.data(), static_cast<int64_t>(linear_steps_.size()), to,
-                    n, nt);
+                    n, nt, 1, no_rows, 0);
         });
     }
 
@@ -882,6 +902,7 @@ private:
     bool strips_ = false;           // panels where only the output is transposed: walk strips (run_strips)
     bool strip_stream_ = false;     // strips write whole output lines: streaming stores
     bool rows_path_ = false;        // whole short rows in one call (run)
+    bool linear_rows_ = false;      // whole rows of the linear chain in one call (run)
     int64_t panel_cols_ = 128;      // columns per panel (at most block_) or per block of a strip
     int64_t tile_rows_ = 0;         // rows of a panel's tiles
     bool out_transposed_ = false;   // panels write the output through a tile, a column at a time

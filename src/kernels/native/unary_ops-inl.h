@@ -1508,11 +1508,12 @@ void math_loop(const void *const *in, const int64_t *st, void *out_, int64_t n, 
 // bits of its node's own loop.
 template <class F, int kU>
 void linear_passes(const void *const *in, const int64_t *strides, int first, const linear_step *steps, int64_t count,
-                   void *out_, int64_t n, bool stream) {
+                   void *out_, int64_t n, bool stream, int64_t rows, const int64_t *row_strides,
+                   int64_t out_row_stride) {
     using V = hn::Vec<hn::ScalableTag<float>>;
     const hn::ScalableTag<float> df;
     constexpr int64_t lanes = static_cast<int64_t>(hn::MaxLanes(df)); // (x86: all of them)
-    float *out = static_cast<float *>(out_);
+    float *out = nullptr;                                             // the row's
     const f64_of<hn::Half<decltype(df)>> dd;
     const auto p0 = hn::Set(dd, 0.0), p1 = hn::Set(dd, 0.0); // (F has no constants)
     // The steps as the loop runs them: one code per operation, each step one
@@ -1538,19 +1539,16 @@ void linear_passes(const void *const *in, const int64_t *strides, int first, con
         }
         prog[k] = {op, st.form == linear_step::left, static_cast<uint8_t>(st.arg)};
     }
-    // Operands read along the output, and the others' one value in a vector.
+    // Operands read along the output, and the others' one value (per row)
+    // in a vector.
     const float *x[kMaxLinearOperands];
     bool along[kMaxLinearOperands];
     V value[kMaxLinearOperands];
-    for (int m = 0; m < kMaxLinearOperands; ++m) {
-        x[m] = static_cast<const float *>(in[m]), along[m] = x[m] && strides[m];
-        value[m] = hn::Set(df, x[m] && !along[m] ? x[m][0] : 0.0f);
-    }
+    for (int m = 0; m < kMaxLinearOperands; ++m) along[m] = in[m] && strides[m];
+    const int64_t first_mask = along[first] ? ~int64_t{0} : 0;
     // The first value without a branch (measured: S3 10 % faster in L2): a
     // broadcast one from kU vectors of it.
     HWY_ALIGN float first_value[kU * hn::MaxLanes(df)];
-    for (int u = 0; u < kU; ++u) hn::Store(value[first], df, first_value + u * lanes);
-    const int64_t first_mask = along[first] ? ~int64_t{0} : 0;
     // v = the chain over kU vectors, those of the operands along the output
     // from element i of from[].
     auto eval = [&](const float *const *from, int64_t i, V(&v)[kU]) __attribute__((always_inline)) {
@@ -1606,25 +1604,37 @@ void linear_passes(const void *const *in, const int64_t *strides, int first, con
         for (int u = 0; u < kU; ++u) hn::Store(v[u], df, res + u * lanes);
         for (int64_t j = 0; j < k; ++j) out[i + j] = res[j];
     };
-    int64_t i = 0;
-    if (stream) {
-        i = head_elements(out, lanes * sizeof(float), n);
-        if (i) partial(0, i);
+    // Row by row: a call per row cost S7's LayerNorm tail (rows of 3072,
+    // mean and deviation per row) a third of its time from memory at one
+    // thread in setting up the steps.
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int m = 0; m < kMaxLinearOperands; ++m) {
+            x[m] = in[m] ? static_cast<const float *>(in[m]) + r * row_strides[m] : nullptr;
+            value[m] = hn::Set(df, x[m] && !along[m] ? x[m][0] : 0.0f);
+        }
+        if (!along[first])
+            for (int u = 0; u < kU; ++u) hn::Store(value[first], df, first_value + u * lanes);
+        out = static_cast<float *>(out_) + r * out_row_stride;
+        int64_t i = 0;
+        if (stream) {
+            i = head_elements(out, lanes * sizeof(float), n);
+            if (i) partial(0, i);
+        }
+        // The operands read along the output, for the prefetches.
+        const float *streamed[kMaxLinearOperands];
+        int n_streamed = 0;
+        for (int m = 0; m < kMaxLinearOperands; ++m)
+            if (along[m]) streamed[n_streamed++] = x[m];
+        for (; i + kU * lanes <= n; i += kU * lanes) {
+            if (stream)
+                for (int m = 0; m < n_streamed; ++m) prefetch_ahead(streamed[m], 1, i, kU * lanes);
+            V v[kU];
+            eval(x, i, v);
+            for (int u = 0; u < kU; ++u)
+                stream ? hn::Stream(v[u], df, out + i + u * lanes) : hn::StoreU(v[u], df, out + i + u * lanes);
+        }
+        if (i < n) partial(i, n - i);
     }
-    // The operands read along the output, for the prefetches.
-    const float *streamed[kMaxLinearOperands];
-    int n_streamed = 0;
-    for (int m = 0; m < kMaxLinearOperands; ++m)
-        if (along[m]) streamed[n_streamed++] = x[m];
-    for (; i + kU * lanes <= n; i += kU * lanes) {
-        if (stream)
-            for (int m = 0; m < n_streamed; ++m) prefetch_ahead(streamed[m], 1, i, kU * lanes);
-        V v[kU];
-        eval(x, i, v);
-        for (int u = 0; u < kU; ++u)
-            stream ? hn::Stream(v[u], df, out + i + u * lanes) : hn::StoreU(v[u], df, out + i + u * lanes);
-    }
-    if (i < n) partial(i, n - i);
 }
 
 // kU, the vectors per pass through the steps: each step's dispatch and
@@ -1640,14 +1650,18 @@ void linear_passes(const void *const *in, const int64_t *strides, int first, con
 // four steps lose with two, 1.2x slower capped to AVX2).
 template <class F>
 void linear_loop(const void *const *in, const int64_t *strides, int first, const linear_step *steps, int64_t count,
-                 void *out, int64_t n, bool stream) {
+                 void *out, int64_t n, bool stream, int64_t rows, const int64_t *row_strides, int64_t out_row_stride) {
     constexpr int kU =
         std::is_same_v<F, sigmoid32_fn> || (HWY_TARGET > HWY_AVX3 && std::is_same_v<F, gelu_erf32_fn>) ? 2 : 4;
     if constexpr (std::is_void_v<F> && HWY_TARGET <= HWY_AVX3) {
-        if (!stream) return linear_passes<F, 8>(in, strides, first, steps, count, out, n, stream);
-        if (count <= 2) return linear_passes<F, 2>(in, strides, first, steps, count, out, n, stream);
+        if (!stream)
+            return linear_passes<F, 8>(in, strides, first, steps, count, out, n, stream, rows, row_strides,
+                                       out_row_stride);
+        if (count <= 2)
+            return linear_passes<F, 2>(in, strides, first, steps, count, out, n, stream, rows, row_strides,
+                                       out_row_stride);
     }
-    linear_passes<F, kU>(in, strides, first, steps, count, out, n, stream);
+    linear_passes<F, kU>(in, strides, first, steps, count, out, n, stream, rows, row_strides, out_row_stride);
 }
 #endif
 
