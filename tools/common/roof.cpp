@@ -382,11 +382,17 @@ roof_session::roof_session(const traffic &t, int threads) : impl_(std::make_uniq
                         const double g = runs->run(1, 0);
                         all.push_back({std::move(runs), n, v, g});
                     }
+    choose_finalists();
+}
+
+// Finalists: the best two, and the best of the other store kind.
+void roof_session::choose_finalists() {
+    auto &all = impl_->all;
+    auto &finalists = impl_->finalists;
+    finalists.clear();
     if (all.empty()) return; // no vector target (never on x86-64)
     std::sort(all.begin(), all.end(),
               [](const impl::candidate &a, const impl::candidate &b) { return a.gbps > b.gbps; });
-    // Finalists: the best two, and the best of the other store kind.
-    auto &finalists = impl_->finalists;
     finalists.push_back(&all[0]);
     if (all.size() > 1) finalists.push_back(&all[1]);
     for (auto &c : all)
@@ -394,6 +400,11 @@ roof_session::roof_session(const traffic &t, int threads) : impl_(std::make_uniq
             if (finalists.size() < 3 && &c != finalists.back()) finalists.push_back(&c);
             break;
         }
+}
+
+void roof_session::rescreen() {
+    for (auto &c : impl_->all) c.gbps = c.runs->run(1, 0);
+    choose_finalists();
 }
 
 roof_session::~roof_session() = default;

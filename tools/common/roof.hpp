@@ -52,10 +52,14 @@ public:
     roof_session &operator=(const roof_session &) = delete;
     /// The finalists share `budget_ms` (at least a few passes each).
     void run(double budget_ms);
+    /// Every variant another pass, and the finalists chosen again from their
+    /// best: two passes each can miss the fastest on a noisy machine.
+    void rescreen();
     /// The best of every run so far.
     memory_roof result() const;
 
 private:
+    void choose_finalists();
     struct impl;
     std::unique_ptr<impl> impl_;
 };
