@@ -33,7 +33,8 @@ memory::desc md_at_rank(const fbref::buffer &b, size_t rank) {
     const auto &dims = b.lt.get_dims();
     const size_t off = rank - dims.size();
     for (size_t i = 0; i < dims.size(); ++i) d[off + i] = dims[i], s[off + i] = b.strides[i];
-    for (size_t i = off; i-- > 0;) s[i] = s[i + 1] * d[i + 1];
+    // (A rank-0 buffer's innermost dim is one of the added ones: stride 1.)
+    for (size_t i = std::min(off, rank - 1); i-- > 0;) s[i] = s[i + 1] * d[i + 1];
     return memory::desc(d, dt, s);
 }
 
