@@ -19,6 +19,7 @@
 #include <memory>
 #include <new>
 #include <sys/mman.h>
+#include <utility>
 
 #include "roof.hpp"
 
@@ -31,6 +32,11 @@ constexpr size_t kLine = 64;
 // Software prefetch distance of the variants that prefetch, as fusebox's own
 // streaming loops do (the hardware prefetchers alone can leave bandwidth unused).
 constexpr uint64_t kAheadLines = 32;
+
+// Lines of the longest stream per group of a straight walk, and the full
+// reads it keeps in registers (more go with the shorter streams).
+constexpr uint64_t kGroup = 8;
+constexpr size_t kMaxFull = 4;
 
 // A stream walked in lockstep with the others: over `units` units it takes
 // `lines` steps of one line, spread evenly (Bresenham), so all streams are in
@@ -49,6 +55,15 @@ struct roof_loops {
     // Units [u_lo, u_hi) of `units` in lockstep.
     void (*lockstep)(stream_walk *reads, size_t n_reads, stream_walk &write, uint64_t units, uint64_t u_lo,
                      uint64_t u_hi, bool nt, bool prefetch);
+    // Groups [g_lo, g_hi) of `groups` of kGroup lines of the longest
+    // stream, in one tight loop as a fused elementwise kernel runs: each step
+    // loads a line of every `full` read (as long as the longest) and, when
+    // `write_full`, stores one; the shorter streams (narrower types,
+    // broadcast operands) move their share of a group (Bresenham) at its
+    // start (reads) or end (the write).
+    void (*straight)(const unsigned char *const *full, size_t n_full, stream_walk *part, size_t n_part,
+                     stream_walk &write, bool write_full, uint64_t longest, uint64_t groups, uint64_t g_lo,
+                     uint64_t g_hi, bool nt, bool prefetch);
     // Each read stream's [lo, hi) bytes loaded one stream after the other,
     // then the write stream's [wlo, whi) stored.
     void (*burst)(unsigned char *const *reads, size_t n_reads, const size_t *lo, const size_t *hi, unsigned char *write,
@@ -109,6 +124,74 @@ HWY_NOINLINE void lockstep_t(stream_walk *reads, size_t n_reads, stream_walk &wr
     if constexpr (kNT) hwy::FlushStream();
 }
 
+template <bool kNT, bool kPrefetch, size_t kFull, bool kWriteFull>
+HWY_INLINE void straight_n(const unsigned char *const *full, stream_walk *part, size_t n_part, stream_walk &write,
+                           uint64_t longest, uint64_t groups, uint64_t g_lo, uint64_t g_hi, unsigned char *sink) {
+    const D d;
+    const unsigned char *f[kFull > 0 ? kFull : 1] = {};
+    for (size_t s = 0; s < kFull; ++s) f[s] = full[s];
+    unsigned char *const out = write.base;
+    V acc = hn::Zero(d); // every load, for the sink
+    for (uint64_t g = g_lo; g < g_hi; ++g) {
+        V shared = hn::Zero(d); // the shorter reads' lines of this group
+        for (size_t s = 0; s < n_part; ++s) {
+            stream_walk &w = part[s];
+            for (w.err += w.lines; w.err >= groups; w.err -= groups) {
+                if constexpr (kPrefetch) hwy::Prefetch(w.base + (w.pos + kAheadLines) * kLine);
+                shared = read_line(d, w.base + w.pos++ * kLine, shared);
+            }
+        }
+        V group = shared; // stored by a shorter write: its own group's lines only
+        for (uint64_t i = g * kGroup, end = std::min(i + kGroup, longest); i < end; ++i) {
+            V line = shared;
+            for (size_t s = 0; s < kFull; ++s) {
+                if constexpr (kPrefetch) hwy::Prefetch(f[s] + (i + kAheadLines) * kLine);
+                line = read_line(d, f[s] + i * kLine, line);
+            }
+            if constexpr (kWriteFull)
+                write_line<kNT>(d, out + i * kLine, line);
+            else
+                group = hn::Or(group, line);
+        }
+        if constexpr (!kWriteFull) {
+            for (write.err += write.lines; write.err >= groups; write.err -= groups)
+                write_line<kNT>(d, out + write.pos++ * kLine, group);
+            acc = hn::Or(acc, group);
+        }
+    }
+    if (write.lines == 0) hn::StoreU(acc, d, sink); // no write stream: keep the loads alive
+    if constexpr (kNT) hwy::FlushStream();
+}
+
+template <bool kNT, bool kPrefetch, size_t kFull>
+HWY_INLINE void straight_w(const unsigned char *const *full, stream_walk *part, size_t n_part, stream_walk &write,
+                           bool write_full, uint64_t longest, uint64_t groups, uint64_t g_lo, uint64_t g_hi,
+                           unsigned char *sink) {
+    if (write_full)
+        straight_n<kNT, kPrefetch, kFull, true>(full, part, n_part, write, longest, groups, g_lo, g_hi, sink);
+    else
+        straight_n<kNT, kPrefetch, kFull, false>(full, part, n_part, write, longest, groups, g_lo, g_hi, sink);
+}
+
+template <bool kNT, bool kPrefetch>
+HWY_NOINLINE void straight_t(const unsigned char *const *full, size_t n_full, stream_walk *part, size_t n_part,
+                             stream_walk &write, bool write_full, uint64_t longest, uint64_t groups, uint64_t g_lo,
+                             uint64_t g_hi, unsigned char *sink) {
+    static_assert(kMaxFull == 4, "one case per count of full reads");
+    switch (n_full) {
+    case 0:
+        return straight_w<kNT, kPrefetch, 0>(full, part, n_part, write, write_full, longest, groups, g_lo, g_hi, sink);
+    case 1:
+        return straight_w<kNT, kPrefetch, 1>(full, part, n_part, write, write_full, longest, groups, g_lo, g_hi, sink);
+    case 2:
+        return straight_w<kNT, kPrefetch, 2>(full, part, n_part, write, write_full, longest, groups, g_lo, g_hi, sink);
+    case 3:
+        return straight_w<kNT, kPrefetch, 3>(full, part, n_part, write, write_full, longest, groups, g_lo, g_hi, sink);
+    default:
+        return straight_w<kNT, kPrefetch, 4>(full, part, n_part, write, write_full, longest, groups, g_lo, g_hi, sink);
+    }
+}
+
 template <bool kNT, bool kPrefetch>
 HWY_NOINLINE void burst_t(unsigned char *const *reads, size_t n_reads, const size_t *lo, const size_t *hi,
                           unsigned char *write, size_t wlo, size_t whi, unsigned char *sink) {
@@ -139,6 +222,14 @@ void lockstep(stream_walk *reads, size_t n_reads, stream_walk &write, uint64_t u
     f(reads, n_reads, write, units, u_lo, u_hi, g_sink);
 }
 
+void straight(const unsigned char *const *full, size_t n_full, stream_walk *part, size_t n_part, stream_walk &write,
+              bool write_full, uint64_t longest, uint64_t groups, uint64_t g_lo, uint64_t g_hi, bool nt,
+              bool prefetch) {
+    auto *f = nt ? (prefetch ? straight_t<true, true> : straight_t<true, false>)
+                 : (prefetch ? straight_t<false, true> : straight_t<false, false>);
+    f(full, n_full, part, n_part, write, write_full, longest, groups, g_lo, g_hi, g_sink);
+}
+
 void burst(unsigned char *const *reads, size_t n_reads, const size_t *lo, const size_t *hi, unsigned char *write,
            size_t wlo, size_t whi, bool nt, bool prefetch) {
     auto *f = nt ? (prefetch ? burst_t<true, true> : burst_t<true, false>)
@@ -147,7 +238,7 @@ void burst(unsigned char *const *reads, size_t n_reads, const size_t *lo, const 
 }
 
 const roof_loops *get_roof_loops() {
-    static const roof_loops loops{hwy::TargetName(HWY_TARGET), lockstep, burst};
+    static const roof_loops loops{hwy::TargetName(HWY_TARGET), lockstep, straight, burst};
     return &loops;
 }
 #else
@@ -203,11 +294,24 @@ size_t lines(size_t bytes) { return (bytes + kLine - 1) / kLine; }
 size_t share(size_t bytes, size_t c, size_t n) { return lines(bytes) * c / n * kLine; }
 
 // One way of moving the streams: a vector width, store kind, walk and prefetch.
+enum class walk { bursts, lockstep, straight };
 struct variant {
     const roof_loops *loops;
-    bool nt, lockstep, prefetch;
+    bool nt;
+    walk how;
+    bool prefetch;
     uint64_t block; // lockstep: lines of the longest stream per unit
 };
+
+// The walks every session tries, with their lines of the longest stream per unit.
+constexpr std::pair<walk, uint64_t> kWalks[] = {
+    {walk::bursts, 1}, {walk::lockstep, 1}, {walk::lockstep, 4}, {walk::straight, kGroup}};
+
+// Where the walk of a stream of `bytes` stands at unit u_lo of `units`.
+stream_walk walk_from(unsigned char *base, size_t bytes, uint64_t units, uint64_t u_lo) {
+    const uint64_t l = lines(bytes); // l * u_lo < 2^64 for any memory this machine has
+    return stream_walk{base, l, l * u_lo / units, l * u_lo % units};
+}
 
 struct workload {
     std::vector<block> reads;
@@ -243,14 +347,29 @@ struct workload {
         for (size_t b : t.reads) units = std::max<uint64_t>(units, lines(b));
         units = std::max<uint64_t>(1, units / v.block);
         const uint64_t u_lo = units * c / n, u_hi = units * (c + 1) / n;
-        auto start = [&](unsigned char *base, size_t bytes) {
-            const uint64_t l = lines(bytes); // l * u_lo < 2^64 for any memory this machine has
-            return stream_walk{base, l, l * u_lo / units, l * u_lo % units};
-        };
         std::vector<stream_walk> rd;
-        for (size_t s = 0; s < t.reads.size(); ++s) rd.push_back(start(read_ptrs[s], t.reads[s]));
-        stream_walk wr = start(write_ptr, t.write);
+        for (size_t s = 0; s < t.reads.size(); ++s) rd.push_back(walk_from(read_ptrs[s], t.reads[s], units, u_lo));
+        stream_walk wr = walk_from(write_ptr, t.write, units, u_lo);
         v.loops->lockstep(rd.data(), rd.size(), wr, units, u_lo, u_hi, v.nt, v.prefetch);
+    }
+
+    // Chunk c of n in groups of kGroup lines of the longest stream.
+    void run_straight(size_t c, size_t n, const variant &v) const {
+        uint64_t longest = lines(t.write);
+        for (size_t b : t.reads) longest = std::max<uint64_t>(longest, lines(b));
+        const uint64_t groups = (longest + kGroup - 1) / kGroup;
+        const uint64_t g_lo = groups * c / n, g_hi = groups * (c + 1) / n;
+        std::vector<const unsigned char *> full;
+        std::vector<stream_walk> part;
+        for (size_t s = 0; s < t.reads.size(); ++s) {
+            if (lines(t.reads[s]) == longest && full.size() < kMaxFull)
+                full.push_back(read_ptrs[s]);
+            else
+                part.push_back(walk_from(read_ptrs[s], t.reads[s], groups, g_lo));
+        }
+        stream_walk wr = walk_from(write_ptr, t.write, groups, g_lo);
+        v.loops->straight(full.data(), full.size(), part.data(), part.size(), wr, lines(t.write) == longest, longest,
+                          groups, g_lo, g_hi, v.nt, v.prefetch);
     }
 
     // Chunk c of n: each stream's share, as the kernels under test split work,
@@ -299,10 +418,11 @@ public:
 private:
     using clock = std::chrono::steady_clock;
     void chunk(size_t c, size_t n) const {
-        if (v_.lockstep)
-            w_.run_lockstep(c, n, v_);
-        else
-            w_.run_bursts(c, n, v_);
+        switch (v_.how) {
+        case walk::lockstep: return w_.run_lockstep(c, n, v_);
+        case walk::straight: return w_.run_straight(c, n, v_);
+        case walk::bursts: return w_.run_bursts(c, n, v_);
+        }
     }
     // Seconds per pass, over `count` passes timed together.
     double timed(int count) {
@@ -375,9 +495,9 @@ roof_session::roof_session(const traffic &t, int threads) : impl_(std::make_uniq
     for (int n : counts)
         for (const roof_loops *loops : every_width())
             for (bool nt : {false, true})
-                for (uint64_t block : {0, 1, 4}) // 0: bursts
+                for (const auto &[how, block] : kWalks)
                     for (bool prefetch : {false, true}) {
-                        const variant v{loops, nt, block > 0, prefetch, std::max<uint64_t>(block, 1)};
+                        const variant v{loops, nt, how, prefetch, block};
                         auto runs = std::make_unique<timed_runs>(impl_->w, n, v);
                         const double g = runs->run(1, 0);
                         all.push_back({std::move(runs), n, v, g});
@@ -421,7 +541,9 @@ memory_roof roof_session::result() const {
         if (c.gbps > r.gbps) {
             r.gbps = c.gbps, r.threads = c.threads;
             r.kernel = std::string(c.v.loops->isa) + (c.v.nt ? " nt" : " plain") +
-                       (c.v.lockstep ? " lockstep x" + std::to_string(c.v.block) : std::string(" bursts")) +
+                       (c.v.how == walk::lockstep   ? " lockstep x" + std::to_string(c.v.block)
+                        : c.v.how == walk::straight ? std::string(" straight")
+                                                    : std::string(" bursts")) +
                        (c.v.prefetch ? " prefetch" : "");
         }
     }
