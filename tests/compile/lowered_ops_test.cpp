@@ -6,7 +6,10 @@
 // one partition, equals the reference, and equals itself op by op.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "graph_runner.hpp"
 
@@ -321,6 +324,76 @@ TEST(lowered_ops, linear_chains_in_registers_equal_their_nodes) {
                              in, 12);
         }
     }
+}
+
+// A chain dividing by one value per row (the LayerNorm tail's deviation),
+// rows of divisors of every kind (near 1 and 2 in significand, at the ends
+// of the range and past them: 0, subnormal, inf, NaN) and dividends of any
+// bits, with a tail: every quotient has the division's bits.
+TEST(lowered_ops, division_by_one_value_per_row_has_the_bits_of_the_division) {
+    std::mt19937_64 rng(41);
+    auto f = [](uint32_t bits) {
+        float v;
+        std::memcpy(&v, &bits, 4);
+        return v;
+    };
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> divisors = {0.0f,
+                                   -0.0f,
+                                   inf,
+                                   -inf,
+                                   nan,
+                                   1e-40f,
+                                   -3e-39f,
+                                   0x1p-60f,
+                                   0x1.fffffep-61f,
+                                   0x1p61f,
+                                   0x1.fffffep60f,
+                                   -0x1.fffffep60f,
+                                   FLT_MAX,
+                                   FLT_MIN,
+                                   1.0f,
+                                   -1.0f,
+                                   3.0f,
+                                   0x1.fffffep0f,
+                                   0x1.000002p0f,
+                                   0.1f,
+                                   1e-5f,
+                                   65504.0f};
+    for (uint32_t k = 0; k < 32; ++k) divisors.push_back(f(0x3f800000u + k)), divisors.push_back(f(0x3fffffffu - k));
+    while (divisors.size() < 384) {
+        const uint32_t exponent = 127 - 60 + static_cast<uint32_t>(rng() % 121); // 2^-60 .. 2^60
+        divisors.push_back(f(static_cast<uint32_t>(rng() & 0x807fffffu) | exponent << 23));
+    }
+    const int64_t rows = static_cast<int64_t>(divisors.size()), cols = 2053;
+    value x{0, std::make_shared<buffer>(lt(0, dt::f32, dims{rows, cols}))};
+    value d{1, std::make_shared<buffer>(lt(1, dt::f32, dims{rows, 1}))};
+    value one{2, std::make_shared<buffer>(lt(2, dt::f32, dims{rows, 1}))};
+    auto *xs = static_cast<float *>(x.buf->data());
+    const float edges[] = {0.0f,     -0.0f,           inf,     -inf,           nan,     1e-40f,  -1e-45f,
+                           0x1p-60f, 0x1.fffffep-61f, 0x1p61f, 0x1.fffffep60f, FLT_MAX, FLT_MIN, -1.0f};
+    for (int64_t r = 0; r < rows; ++r) {
+        static_cast<float *>(d.buf->data())[r] = divisors[static_cast<size_t>(r)];
+        static_cast<float *>(one.buf->data())[r] = 1.0f;
+        for (int64_t c = 0; c < cols; ++c) {
+            float &v = xs[r * cols + c];
+            switch (rng() % 8) {
+            case 0: v = f(static_cast<uint32_t>(rng())); break; // any bits
+            case 1: v = edges[rng() % (sizeof(edges) / sizeof(edges[0]))]; break;
+            default: // near the divisor's scale: quotients of every significand
+                v = f(static_cast<uint32_t>(rng() & 0x807fffffu) | 127u << 23) *
+                    (std::isfinite(divisors[static_cast<size_t>(r)]) ? divisors[static_cast<size_t>(r)] : 1.0f);
+            }
+        }
+    }
+    auto t = [](size_t id) { return lt(id, dt::undef, any); };
+    check(
+        {make(0, op::kind::Divide, {x.buf->lt, d.buf->lt}, 10), make(1, op::kind::Multiply, {t(10), one.buf->lt}, 11)},
+        {x, d, one}, 11);
+    // The divisor second in the chain, after a step.
+    check(
+        {make(0, op::kind::Subtract, {x.buf->lt, one.buf->lt}, 10), make(1, op::kind::Divide, {t(10), d.buf->lt}, 11)},
+        {x, d, one}, 11);
 }
 
 } // namespace
