@@ -231,19 +231,17 @@ constexpr int64_t kPrefetchBytes = 2048;
 // Prefetches, kPrefetchBytes ahead, the lines of elements [i, i + n) of an
 // input read with stride 0 (nothing to fetch) or 1: at most 8 lines, the
 // widest step of a loop (Equal of f64 on AVX-512). No loop: GCC deletes a
-// loop whose body is only prefetches. kLocality: __builtin_prefetch's (3:
-// keep in every level; 0: non-temporal, the first lines a cache evicts).
-template <typename T, int kLocality = 3>
-HWY_INLINE void prefetch_ahead(const T *p, int64_t stride, int64_t i, int64_t n) {
+// loop whose body is only prefetches.
+template <typename T> HWY_INLINE void prefetch_ahead(const T *p, int64_t stride, int64_t i, int64_t n) {
     if (!stride) return;
     const char *at = reinterpret_cast<const char *>(p + i) + kPrefetchBytes;
     const int64_t bytes = n * static_cast<int64_t>(sizeof(T));
-    __builtin_prefetch(at, 0, kLocality);
-    if (bytes > 64) __builtin_prefetch(at + 64, 0, kLocality);
-    if (bytes > 128) __builtin_prefetch(at + 128, 0, kLocality), __builtin_prefetch(at + 192, 0, kLocality);
+    __builtin_prefetch(at, 0, 3);
+    if (bytes > 64) __builtin_prefetch(at + 64, 0, 3);
+    if (bytes > 128) __builtin_prefetch(at + 128, 0, 3), __builtin_prefetch(at + 192, 0, 3);
     if (bytes > 256)
-        __builtin_prefetch(at + 256, 0, kLocality), __builtin_prefetch(at + 320, 0, kLocality),
-            __builtin_prefetch(at + 384, 0, kLocality), __builtin_prefetch(at + 448, 0, kLocality);
+        __builtin_prefetch(at + 256, 0, 3), __builtin_prefetch(at + 320, 0, 3), __builtin_prefetch(at + 384, 0, 3),
+            __builtin_prefetch(at + 448, 0, 3);
 }
 
 // The one loop every operation runs: out[i, i + lanes) = vec(i) for whole

@@ -1622,21 +1622,17 @@ void linear_passes(const void *const *in, const int64_t *strides, int first, con
         }
         // The operands read along the output, for the prefetches: not those
         // every row reads again (S7's gamma and beta, in cache after the first
-        // row), and the others then non-temporal, so that their lines leave
-        // L1 before the reused ones. S7 at two threads, old and new library
-        // in turn (Zen 5): 2.95 - 3.45 ms; 2.72 - 2.80 without those
-        // prefetches; 2.62 - 2.77 with the others non-temporal too. (With
-        // gamma and beta one value per row instead, 2.3: their L1 misses.)
+        // row). S7 at two threads, old and new library in turn (Zen 5): 2.95 -
+        // 3.45 -> 2.72 - 2.80 ms. (Non-temporal prefetches of the others, so
+        // that their lines leave L1 first: 2.62 - 2.77, not clearly better,
+        // and S4 under noise of 6 - 10 ms could not tell.)
         const float *streamed[kMaxLinearOperands];
-        int n_streamed = 0, n_along = 0;
+        int n_streamed = 0;
         for (int m = 0; m < kMaxLinearOperands; ++m)
-            if (along[m] && (++n_along, rows == 1 || row_strides[m])) streamed[n_streamed++] = x[m];
-        const bool reused = n_streamed < n_along;
+            if (along[m] && (rows == 1 || row_strides[m])) streamed[n_streamed++] = x[m];
         for (; i + kU * lanes <= n; i += kU * lanes) {
             if (stream)
-                for (int m = 0; m < n_streamed; ++m)
-                    reused ? prefetch_ahead<float, 0>(streamed[m], 1, i, kU * lanes)
-                           : prefetch_ahead(streamed[m], 1, i, kU * lanes);
+                for (int m = 0; m < n_streamed; ++m) prefetch_ahead(streamed[m], 1, i, kU * lanes);
             V v[kU];
             eval(x, i, v);
             for (int u = 0; u < kU; ++u)
