@@ -174,6 +174,16 @@ void fill_input(buffer &b, std::mt19937_64 &rng, bool check_values) {
         std::memcpy(b.bytes.data() + at, head.bytes.data(), std::min(kDrawn, b.bytes.size() - at));
 }
 
+// --in-values, each id one of the graph's inputs.
+std::vector<std::pair<size_t, std::string>> checked_in_values(const graph_case &gc, const std::string &text) {
+    const auto values = parse_in_values(text);
+    const std::vector<size_t> inputs = gc.graph_inputs();
+    for (const auto &[id, v] : values)
+        if (!std::count(inputs.begin(), inputs.end(), id))
+            throw case_error(gc.path + ": --in-values: tensor " + std::to_string(id) + " is not a graph input");
+    return values;
+}
+
 // Compiles every partition first (timed cold, with the compile cache off, then
 // as cache hits), then allocates and fills the tensors. Outputs take the dim
 // order of their partition's first non-dense input of the same rank, as
@@ -262,10 +272,7 @@ compiled_case prepare(const graph_case &gc, const problem &p, bool check_values)
         if (__builtin_add_overflow(bytes, lt.get_mem_size(), &bytes)) bytes = SIZE_MAX;
     check_fits(check_values ? fusebox::detail::checked_mul(bytes, size_t{2}).value_or(SIZE_MAX) : bytes);
     std::mt19937_64 rng(check_values ? 7 : 1);
-    const auto values = parse_in_values(p.in_values);
-    for (const auto &[id, v] : values)
-        if (!std::count(graph_inputs.begin(), graph_inputs.end(), id))
-            throw case_error(gc.path + ": --in-values: tensor " + std::to_string(id) + " is not a graph input");
+    const auto values = checked_in_values(gc, p.in_values);
     for (size_t id : graph_inputs) {
         auto b = std::make_shared<buffer>(lts.at(id));
         fill_input(*b, rng, check_values);
@@ -541,6 +548,7 @@ void driver::run_problem(const problem &p) {
             graph g = gc.build();
             g.finalize();
             g.get_partitions(p.policy == "debug" ? partition::policy::debug : partition::policy::fusion);
+            checked_in_values(gc, p.in_values);
             r = {outcome::listed, ""};
         }
         const int n = arena_threads(p.threads);
