@@ -300,7 +300,7 @@ struct variant {
     bool nt;
     walk how;
     bool prefetch;
-    uint64_t block; // lockstep: lines of the longest stream per unit
+    uint64_t block; // lockstep: lines of the longest stream per unit (straight: kGroup, bursts: 1)
 };
 
 // The walks every session tries, with their lines of the longest stream per unit.
@@ -486,8 +486,8 @@ roof_session::roof_session(const traffic &t, int threads) : impl_(std::make_uniq
     impl_->r.level = memory_level(t.total());
     if (t.total() == 0) return;
     // Every variant: thread counts 1, 2, 4, ... up to `threads`, each vector
-    // width, ordinary and non-temporal stores, lockstep and burst walks, with
-    // and without prefetch, screened with a pass each.
+    // width, ordinary and non-temporal stores, lockstep, burst and straight
+    // walks, with and without prefetch, screened with a pass each.
     auto &all = impl_->all;
     std::vector<int> counts;
     for (int n = 1; n < threads; n *= 2) counts.push_back(n);

@@ -3,8 +3,8 @@
 // size), measured in the same process the way STREAM measures: pages touched,
 // warmed, best of many passes. The kernel is the best of many simple ones:
 // every vector width the CPU has (capped by FUSEBOX_MAX_ISA like fusebox's
-// own), ordinary and non-temporal stores, streams in lockstep or in bursts,
-// with and without software prefetch, on 1, 2, 4, ... up to the run's thread
+// own), ordinary and non-temporal stores, streams in lockstep, in bursts or
+// in a straight loop, with and without software prefetch, on 1, 2, 4, ... up to the run's thread
 // count. The working set's size decides which memory level (L1, L2, LLC,
 // DRAM) the roof is a roof of.
 #pragma once
@@ -35,7 +35,7 @@ struct memory_roof {
     double plain_gbps = 0; // ordinary stores
     double nt_gbps = 0;    // non-temporal stores
     int threads = 1;       // thread count the best figure used
-    std::string kernel;    // the simple kernel that reached it, e.g. "AVX2 nt lockstep prefetch"
+    std::string kernel;    // the simple kernel that reached it, e.g. "AVX2 nt straight prefetch"
     std::string level;     // "L1", "L2", "LLC" or "DRAM": where the working set lives
 };
 
