@@ -96,6 +96,20 @@ template <bool kNT> HWY_INLINE void write_line(D d, unsigned char *p, V acc) {
     }
 }
 
+// Stream w's lines in one of `units` units (Bresenham), ORed into acc.
+template <bool kPrefetch> HWY_INLINE V read_share(D d, stream_walk &w, uint64_t units, V acc) {
+    for (w.err += w.lines; w.err >= units; w.err -= units) {
+        if constexpr (kPrefetch) hwy::Prefetch(w.base + (w.pos + kAheadLines) * kLine);
+        acc = read_line(d, w.base + w.pos++ * kLine, acc);
+    }
+    return acc;
+}
+
+// Stream w's lines in one of `units` units, each written from v.
+template <bool kNT> HWY_INLINE void write_share(D d, stream_walk &w, uint64_t units, V v) {
+    for (w.err += w.lines; w.err >= units; w.err -= units) write_line<kNT>(d, w.base + w.pos++ * kLine, v);
+}
+
 template <bool kNT, bool kPrefetch>
 HWY_NOINLINE void lockstep_t(stream_walk *reads, size_t n_reads, stream_walk &write, uint64_t units, uint64_t u_lo,
                              uint64_t u_hi, unsigned char *sink) {
@@ -110,15 +124,12 @@ HWY_NOINLINE void lockstep_t(stream_walk *reads, size_t n_reads, stream_walk &wr
         V fresh = hn::Zero(d);
         bool any = false;
         for (size_t s = 0; s < n_reads; ++s) {
-            stream_walk &w = reads[s];
-            for (w.err += w.lines; w.err >= units; w.err -= units) {
-                if constexpr (kPrefetch) hwy::Prefetch(w.base + (w.pos + kAheadLines) * kLine);
-                fresh = read_line(d, w.base + w.pos++ * kLine, fresh), any = true;
-            }
+            const uint64_t pos = reads[s].pos;
+            fresh = read_share<kPrefetch>(d, reads[s], units, fresh);
+            any = any || reads[s].pos != pos;
         }
         if (any) last = fresh, acc = hn::Or(acc, fresh);
-        for (write.err += write.lines; write.err >= units; write.err -= units)
-            write_line<kNT>(d, write.base + write.pos++ * kLine, last);
+        write_share<kNT>(d, write, units, last);
     }
     if (write.lines == 0) hn::StoreU(acc, d, sink); // no write stream: keep the loads alive
     if constexpr (kNT) hwy::FlushStream();
@@ -134,13 +145,7 @@ HWY_INLINE void straight_n(const unsigned char *const *full, stream_walk *part, 
     V acc = hn::Zero(d); // every load, for the sink
     for (uint64_t g = g_lo; g < g_hi; ++g) {
         V shared = hn::Zero(d); // the shorter reads' lines of this group
-        for (size_t s = 0; s < n_part; ++s) {
-            stream_walk &w = part[s];
-            for (w.err += w.lines; w.err >= groups; w.err -= groups) {
-                if constexpr (kPrefetch) hwy::Prefetch(w.base + (w.pos + kAheadLines) * kLine);
-                shared = read_line(d, w.base + w.pos++ * kLine, shared);
-            }
-        }
+        for (size_t s = 0; s < n_part; ++s) shared = read_share<kPrefetch>(d, part[s], groups, shared);
         V group = shared; // stored by a shorter write: its own group's lines only
         for (uint64_t i = g * kGroup, end = std::min(i + kGroup, longest); i < end; ++i) {
             V line = shared;
@@ -154,8 +159,7 @@ HWY_INLINE void straight_n(const unsigned char *const *full, stream_walk *part, 
                 group = hn::Or(group, line);
         }
         if constexpr (!kWriteFull) {
-            for (write.err += write.lines; write.err >= groups; write.err -= groups)
-                write_line<kNT>(d, out + write.pos++ * kLine, group);
+            write_share<kNT>(d, write, groups, group);
             acc = hn::Or(acc, group);
         }
     }

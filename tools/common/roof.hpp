@@ -4,9 +4,9 @@
 // warmed, best of many passes. The kernel is the best of many simple ones:
 // every vector width the CPU has (capped by FUSEBOX_MAX_ISA like fusebox's
 // own), ordinary and non-temporal stores, streams in lockstep, in bursts or
-// in a straight loop, with and without software prefetch, on 1, 2, 4, ... up to the run's thread
-// count. The working set's size decides which memory level (L1, L2, LLC,
-// DRAM) the roof is a roof of.
+// in a straight loop, with and without software prefetch, on 1, 2, 4, ... up
+// to the run's thread count. The working set's size decides which memory
+// level (L1, L2, LLC, DRAM) the roof is a roof of.
 #pragma once
 
 #include <cstddef>
