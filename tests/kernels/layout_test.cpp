@@ -198,6 +198,8 @@ TEST(layout_large, padded_rows_and_transposes_across_threads) {
     const dims nchw20{2, 20, 40, 41};
     check_partition({lt(0, dt::f32, nchw20), lt(1, dt::f32, nchw20)}, {op::kind::Add},
                     lt(2, dt::f32, nchw20, channels_last(nchw20)), "auto", rng, "NCHW + NCHW -> NHWC, 20 channels");
+    check_partition({lt(0, dt::f32, nchw20, channels_last(nchw20)), lt(1, dt::f32, nchw20)}, {op::kind::Add},
+                    lt(2, dt::f32, nchw20), "auto", rng, "NHWC + NCHW -> NCHW, 20 channels");
     const dims nchw{2, 64, 40, 41};
     for (dt t : {dt::f32, dt::bf16, dt::u8, dt::f64}) {
         const lt x(0, t, nchw, channels_last(nchw)), y(1, t, nchw);

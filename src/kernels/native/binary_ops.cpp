@@ -1461,6 +1461,57 @@ void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, 
         for (int64_t r = r0; r < rows; ++r) out[j * po + r] = a[r * pa + j] + b[r * pb + j];
 }
 
+// Columns ahead of its loads that add_in_transposed prefetches the
+// transposed operand (one line of it per column).
+constexpr int64_t kColsAhead = 32;
+
+// out[r, c] = a[c, r] + b[r, c] (r < rows, c < cols; a the transposed operand,
+// its rows `pa` apart; Add commutes, so it may be either argument). A line
+// of rows at a time along all the columns: each column's line of a is loaded
+// once, lanes-by-lanes blocks transposed in registers, added to b's rows and
+// stored straight to out's, every output line whole within one step (NHWC +
+// NCHW -> NCHW f32 through the panels' tile: 42 - 45 GB/s; this walk 66 - 68,
+// fusebox-transpose-probe). Rows left over go element by element.
+template <typename T>
+void add_in_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, void *out_, int64_t po, int64_t rows,
+                       int64_t cols, bool stream) {
+    const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
+    T *out = static_cast<T *>(out_);
+    int64_t r0 = 0;
+    static_cast<void>(stream); // no vectors to stream on the scalar target
+#if HWY_TARGET != HWY_SCALAR
+    const hn::ScalableTag<T> d;
+    using V = decltype(hn::Zero(d));
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), ahead = kRowAheadBytes / sizeof(T);
+    constexpr int64_t kSub = vectors_per_line<T>(hn::MaxLanes(d));
+    const int64_t step = kSub * lanes; // rows and columns per step: a line of a's column and of out's row
+    const bool stream_lines = stream && step * static_cast<int64_t>(sizeof(T)) >= 64;
+    for (; lanes > 1 && r0 + step <= rows; r0 += step) {
+        int64_t j = 0;
+        for (; j + step <= cols; j += step)
+            for (int64_t q = 0; q < kSub; ++q)       // blocks of rows
+                for (int64_t p = 0; p < kSub; ++p) { // blocks of columns
+                    V v[hn::MaxLanes(d)];
+                    for (int64_t l = 0; l < lanes; ++l) {
+                        const T *x = a + (j + p * lanes + l) * pa + r0 + q * lanes;
+                        if (q == 0) __builtin_prefetch(x + kColsAhead * pa, 0, 3);
+                        v[l] = hn::LoadU(d, x);
+                    }
+                    transpose_block(d, v); // v[m]: row r0 + q * lanes + m, columns j + p * lanes ...
+                    for (int64_t m = 0; m < lanes; ++m) {
+                        const int64_t r = r0 + q * lanes + m, c = j + p * lanes;
+                        if (p == 0) __builtin_prefetch(b + r * pb + c + ahead, 0, 3);
+                        store_vector(d, hn::Add(v[m], hn::LoadU(d, b + r * pb + c)), out + r * po + c, stream_lines);
+                    }
+                }
+        for (; j < cols; ++j)
+            for (int64_t r = r0; r < r0 + step; ++r) out[r * po + j] = a[j * pa + r] + b[r * pb + j];
+    }
+#endif
+    for (int64_t r = r0; r < rows; ++r)
+        for (int64_t j = 0; j < cols; ++j) out[r * po + j] = a[j * pa + r] + b[r * pb + j];
+}
+
 // add_out_transposed for f16 with AVX-512 (IO: f16_io; bf16 takes
 // add_out_transposed_bf16 below): the sums computed and transposed
 // in f32 lanes, each pair of transposed vectors rounded once into one
@@ -1922,6 +1973,7 @@ const element_ops *get_element_ops() {
         if (__builtin_cpu_supports("avx512bf16")) add_chains[dtype_index(dt::bf16)] = add_chain<bf16, bf16_cvt_io>;
 #endif
         o.out_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f32)] = add_out_transposed<float>;
+        o.in_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f32)] = add_in_transposed<float>;
 #if HWY_TARGET <= HWY_AVX3
         o.out_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f16)] = add_out_transposed_half<f16_io>;
 #endif

@@ -105,6 +105,10 @@ struct element_ops {
     // [fn][t]: fn of two operands of type t along their rows into a
     // transposed output (Add: f32, bf16, f16; the comparisons: f32 into booleans)
     add_transposed_fn out_transposed[kNumEwFns][kNumDataTypes];
+    // [fn][t]: a commutative fn of a transposed operand (passed first, its
+    // columns contiguous) and one along its rows, into an output along its
+    // rows (Add: f32)
+    add_transposed_fn in_transposed[kNumEwFns][kNumDataTypes];
 
     /// The loops of f for operands of types a and b (dtype_index()).
     binary_loops binary_at(int f, int a, int b) const {

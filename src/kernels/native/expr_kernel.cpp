@@ -222,7 +222,7 @@ public:
                      n.n_args > 1 ? data_type_name(n.in_dt[1]) : "");
             nodes_.push_back(p);
         }
-        if (sides_.empty()) plan_chain(e), plan_strip_add(e, rank);
+        if (sides_.empty()) plan_chain(e), plan_strip_add(e, rank), plan_strip_in(e, rank);
         if (sides_.empty() && !chain_ && !panels_) plan_linear(e);
         // One op (or a chain in registers) reading its operands in place
         // (contiguous or broadcast) and writing the output directly uses no
@@ -345,6 +345,25 @@ public:
             if (operands_[static_cast<size_t>(k)].strides[rank - 1] != 1) return; // broadcast or gathered
         strip_add_ = element_ops_for_cpu().out_transposed[static_cast<int>(n.fn)][dtype_index(n.in_dt[0])];
         if (strip_add_) tile_rows_ = height, strip_stream_ = stream_;
+    }
+
+    // Panels of one op whose one transposed input meets an input and an
+    // output along their rows become strips of a cache line of rows where
+    // the loops run the op and the transpose in registers: each line of the
+    // transposed input is loaded once, no tile (in_transposed).
+    void plan_strip_in(const fused_expr &e, size_t rank) {
+        if (!panels_ || strips_ || out_transposed_ || e.nodes.size() != 1 || e.nodes[0].n_args != 2) return;
+        const expr_node &n = e.nodes[0];
+        if (n.in_dt[0] != n.in_dt[1] || n.out_dt != n.in_dt[0] || n.arg[0] < 0 || n.arg[1] < 0 || n.arg[0] == n.arg[1])
+            return;
+        const operand_plan &x = operands_[static_cast<size_t>(n.arg[0])], &y = operands_[static_cast<size_t>(n.arg[1])];
+        const int across = x.transposed ? 0 : 1; // the transposed argument
+        const operand_plan &t = across == 0 ? x : y, &r = across == 0 ? y : x;
+        const int64_t height = 64 / static_cast<int64_t>(out_size_);
+        if (!t.transposed || r.strides[rank - 1] != 1 || out_strides_[rank - 1] != 1 || shape_[rank - 2] < height)
+            return;
+        strip_in_ = element_ops_for_cpu().in_transposed[static_cast<int>(n.fn)][dtype_index(n.in_dt[0])];
+        if (strip_in_) strips_ = true, tile_rows_ = height, strip_stream_ = stream_, strip_in_arg_ = across;
     }
 
     // Transposing partitions. An operand read across the inner dim has its
@@ -631,6 +650,7 @@ private:
     // one index of the outer dims, walked along its rows a block of
     // panel_cols_ columns at a time: every input row is one long stream, and
     // each block of the output goes out through a tile, a cache line per column.
+    // The loops in registers (strip_in_, strip_add_) take the unit whole.
     void run_strips(const void *const *inputs, void *output, int64_t begin, int64_t end, unsigned char *scratch) const {
         const size_t rank = shape_.size(), n_ops = operands_.size();
         const int64_t rows = shape_[rank - 2], cols = shape_[rank - 1];
@@ -654,6 +674,13 @@ private:
                               (off + r0 * st[rank - 2]) * static_cast<int64_t>(operands_[k].elem_size);
                 else
                     out_off += off;
+            }
+            if (strip_in_) {
+                const int x = nodes_[0].arg[strip_in_arg_], y = nodes_[0].arg[1 - strip_in_arg_];
+                strip_in_(base[x], operands_[x].strides[rank - 1], base[y], operands_[y].strides[rank - 2],
+                          static_cast<unsigned char *>(output) + out_off * es_out, out_strides_[rank - 2], tile, cols,
+                          strip_stream_);
+                continue;
             }
             if (strip_add_) {
                 const int x = nodes_[0].arg[0], y = nodes_[0].arg[1];
@@ -890,6 +917,8 @@ private:
     copy_fn copy_ = element_ops_for_cpu().copy;
     chain_fn chain_ = nullptr;              // the nodes are a chain of one function over one type (plan_chain)
     add_transposed_fn strip_add_ = nullptr; // strips of one op in registers (plan_strip_add)
+    add_transposed_fn strip_in_ = nullptr;  // strips of one op and a transposed input in registers (plan_strip_in)
+    int strip_in_arg_ = 0;                  // its transposed argument
     std::vector<int> chain_args_;           // its operands, in the order they are added
     linear_fn linear_ = nullptr;            // the nodes are a linear chain of f32 nodes (plan_linear)
     std::vector<linear_step> linear_steps_;
