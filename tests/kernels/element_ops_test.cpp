@@ -511,6 +511,48 @@ TEST(element_ops, half_precision_add_out_transposed_is_the_rounded_add_then_the_
         GTEST_SKIP() << "no target here has a half-precision Add into a transposed output (AVX2, AVX-512)";
 }
 
+TEST(element_ops, bf16_add_in_transposed_is_the_transpose_then_the_rounded_add) {
+    // Where a target has it (AVX2, AVX-512): whole steps (32 rows, 32
+    // columns) and tails, bits compared with the reference rounding of the
+    // f32 sum.
+    std::mt19937_64 rng(7);
+    int checked = 0;
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target()) {
+        const auto fn =
+            ops->in_transposed[static_cast<int>(fusebox::detail::ew_fn::add)][fusebox::detail::dtype_index(dt::bf16)];
+        if (!fn) continue;
+        for (int64_t rows : {int64_t{32}, int64_t{64}, int64_t{37}, int64_t{5}})
+            for (int64_t cols : {int64_t{70}, int64_t{32}, int64_t{3}})
+                for (int64_t po : {int64_t{96}, cols + 3})
+                    for (bool stream : {false, true}) {
+                        const int64_t pa = rows + 5, pb = cols + 7; // a: column j at a[j * pa]
+                        std::vector<uint16_t> a(static_cast<size_t>(cols * pa)), b(static_cast<size_t>(rows * pb));
+                        for (auto *v : {&a, &b})
+                            for (uint16_t &x : *v) x = static_cast<uint16_t>(rng()); // every bit pattern
+                        std::vector<uint16_t, aligned_allocator<uint16_t>> out(static_cast<size_t>(rows * po + 32));
+                        std::vector<uint16_t> guard(out.size());
+                        for (auto &g : guard) g = static_cast<uint16_t>(rng());
+                        std::copy(guard.begin(), guard.end(), out.begin());
+                        fn(a.data(), pa, b.data(), pb, out.data(), po, rows, cols, stream);
+                        for (size_t i = 0; i < out.size(); ++i) {
+                            const int64_t r = static_cast<int64_t>(i) / po, j = static_cast<int64_t>(i) % po;
+                            const bool inside = r < rows && j < cols;
+                            const uint16_t want =
+                                inside ? ref_f32_to_bf16(ref_bf16_to_f32(a[static_cast<size_t>(j * pa + r)]) +
+                                                         ref_bf16_to_f32(b[static_cast<size_t>(r * pb + j)]))
+                                       : guard[i];
+                            const bool nan =
+                                inside && std::isnan(ref_bf16_to_f32(want)) && std::isnan(ref_bf16_to_f32(out[i]));
+                            ASSERT_TRUE(nan || out[i] == want)
+                                << ops->isa << " rows=" << rows << " cols=" << cols << " po=" << po << " r=" << r
+                                << " j=" << j << " stream=" << stream << ": got " << out[i] << ", want " << want;
+                        }
+                        ++checked;
+                    }
+    }
+    if (checked == 0) GTEST_SKIP() << "no target here has a bf16 Add of a transposed input (AVX2, AVX-512)";
+}
+
 // One- and three-input loops (LogicalNot, BitwiseNot; Where, Select) and
 // BitShift to the right, every type their rows take, against the reference,
 // with operands contiguous and broadcast.

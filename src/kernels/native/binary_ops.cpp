@@ -1633,6 +1633,83 @@ void add_out_transposed_bf16(const void *a_, int64_t pa, const void *b_, int64_t
 }
 #endif
 
+// add_in_transposed for bf16 with AVX2 and AVX-512 (256-bit vectors on
+// both): a line of rows (32) at a time, 32 columns per step. Each column's
+// line of a is loaded once; two 8x8 blocks of 2-byte lanes at a time
+// (columns c and c + 8 in the two halves of a vector) transpose into 16
+// columns of 8 rows in memory order, which add to b's row in even/odd f32
+// pairs and round back as binary_f32's bf16 loop does; each output row's
+// line is stored whole within the step. With AVX512_BF16 (kCvt) the 16
+// sums of a row are one 512-bit f32 vector rounded by vcvtneps2bf16 (half
+// the instructions; vectors holding a subnormal or a NaN take the integer
+// rounding, as in bf16_cvt_io). Columns and rows past the last whole step go
+// element by element.
+#if HWY_TARGET <= HWY_AVX2
+template <bool kCvt>
+void add_in_transposed_bf16(const void *a_, int64_t pa, const void *b_, int64_t pb, void *out_, int64_t po,
+                            int64_t rows, int64_t cols, bool stream) {
+    const auto *a = static_cast<const uint16_t *>(a_), *b = static_cast<const uint16_t *>(b_);
+    auto *out = static_cast<uint16_t *>(out_);
+    auto sum = [&](int64_t r, int64_t j) {
+        return bf16_io::from_f32(bf16_io::to_f32(a[j * pa + r]) + bf16_io::to_f32(b[r * pb + j]));
+    };
+    const hn::Full256<uint16_t> d;
+    const hn::Full256<float> df;
+    const hn::Full256<uint32_t> du32;
+    const hn::Full128<uint16_t> d128;
+    using V = decltype(hn::Zero(d));
+    constexpr int64_t kLine = 32, kHalf = 16, kAhead = kRowAheadBytes / 2;
+    int64_t r0 = 0;
+    for (; r0 + kLine <= rows; r0 += kLine) {
+        int64_t j = 0;
+        for (; j + kLine <= cols; j += kLine) {
+            for (int64_t c = 0; c < kLine; ++c) __builtin_prefetch(a + (j + c + kColsAhead) * pa + r0, 0, 3);
+            for (int64_t q = 0; q < kLine; q += 8)           // rows r0 + q ..
+                for (int64_t h = 0; h < kLine; h += kHalf) { // columns j + h ..
+                    V v[8];
+                    for (int64_t l = 0; l < 8; ++l)
+                        v[l] = hn::Combine(d, hn::LoadU(d128, a + (j + h + 8 + l) * pa + r0 + q),
+                                           hn::LoadU(d128, a + (j + h + l) * pa + r0 + q));
+                    transpose_8x8_blocks(d, v); // v[m]: row r0 + q + m, columns j + h .. j + h + 15
+                    for (int64_t m = 0; m < 8; ++m) {
+                        const int64_t r = r0 + q + m;
+                        const uint16_t *y = b + r * pb + j + h;
+                        if (h == 0) __builtin_prefetch(y + kAhead, 0, 3);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+                        if constexpr (kCvt) {
+                            const hn::Full512<float> d16;
+                            const hn::Full512<uint32_t> du16;
+                            auto widen = [&](V h16) {
+                                return hn::BitCast(d16, hn::ShiftLeft<16>(hn::PromoteTo(du16, h16)));
+                            };
+                            const auto s16 = hn::Add(widen(v[m]), widen(hn::LoadU(d, y)));
+                            constexpr int kSubnormalOrNaN = 0x01 | 0x20 | 0x80; // fpclass: QNaN, denormal, SNaN
+                            if (HWY_LIKELY(_mm512_fpclass_ps_mask(s16.raw, kSubnormalOrNaN) == 0)) {
+                                __m256i packed;
+                                asm("vcvtneps2bf16 %1, %0" : "=v"(packed) : "v"(s16.raw));
+                                store_vector(d, V{packed}, out + r * po + j + h, stream);
+                                continue;
+                            }
+                        }
+#endif
+                        const auto x = hn::BitCast(du32, v[m]);
+                        const auto xe = hn::BitCast(df, hn::ShiftLeft<16>(x));
+                        const auto xo = hn::BitCast(df, hn::And(x, hn::Set(du32, 0xFFFF0000u)));
+                        hn::Vec<decltype(df)> ye, yo;
+                        bf16_io::load_pairs(df, y, ye, yo);
+                        store_vector(d, bf16_io::narrow2_pairs(df, hn::Add(xe, ye), hn::Add(xo, yo)),
+                                     out + r * po + j + h, stream);
+                    }
+                }
+        }
+        for (; j < cols; ++j)
+            for (int64_t r = r0; r < r0 + kLine; ++r) out[r * po + j] = sum(r, j);
+    }
+    for (int64_t r = r0; r < rows; ++r)
+        for (int64_t j = 0; j < cols; ++j) out[r * po + j] = sum(r, j);
+}
+#endif
+
 #if HWY_TARGET <= HWY_AVX2
 // 16x16 transpose of bytes by unpacks of 1-, 2-, 4- then 8-byte units (64
 // single-cycle instructions): on entry v[l] holds row l, on return v[c]
@@ -1979,6 +2056,11 @@ const element_ops *get_element_ops() {
 #endif
 #if HWY_TARGET <= HWY_AVX2
         o.out_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::bf16)] = add_out_transposed_bf16;
+        o.in_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::bf16)] = add_in_transposed_bf16<false>;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+        if (__builtin_cpu_supports("avx512bf16"))
+            o.in_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::bf16)] = add_in_transposed_bf16<true>;
+#endif
         auto &compare_out = o.out_transposed;
         compare_out[static_cast<int>(ew_fn::equal)][dtype_index(dt::f32)] = compare_out_transposed_f32<equal_fn>;
         compare_out[static_cast<int>(ew_fn::greater)][dtype_index(dt::f32)] = compare_out_transposed_f32<greater_fn>;
