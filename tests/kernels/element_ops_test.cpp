@@ -359,6 +359,7 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
 }
 
 TEST(element_ops, add_in_transposed_is_the_transpose_then_the_add) {
+    // One transposed operand (in_transposed) or two (both_transposed).
     std::mt19937_64 rng(6);
     std::uniform_real_distribution<float> value(-1e3f, 1e3f);
     const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
@@ -368,46 +369,51 @@ TEST(element_ops, add_in_transposed_is_the_transpose_then_the_add) {
                               1e-40f,
                               3.4e38f};
     int checked = 0;
-    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target()) {
-        const auto fn =
-            ops->in_transposed[static_cast<int>(fusebox::detail::ew_fn::add)][fusebox::detail::dtype_index(dt::f32)];
-        ASSERT_NE(fn, nullptr) << ops->isa;
-        // Whole blocks and tails of rows and columns; an output pitch that
-        // keeps vectors aligned (streamed) and one that does not.
-        for (int64_t rows : {int64_t{16}, int64_t{37}, int64_t{5}})
-            for (int64_t cols : {int64_t{70}, int64_t{16}, int64_t{3}})
-                for (int64_t po : {int64_t{80}, cols + 3})
-                    for (bool stream : {false, true}) {
-                        const int64_t pa = rows + 2, pb = cols + 7; // a: column j at a[j * pa]
-                        std::vector<float> a(static_cast<size_t>(cols * pa)), b(static_cast<size_t>(rows * pb));
-                        for (auto *v : {&a, &b})
-                            for (float &x : *v) x = rng() % 8 == 0 ? specials[rng() % 6] : value(rng);
-                        std::vector<float, aligned_allocator<float>> out(static_cast<size_t>(rows * po + 16));
-                        std::vector<uint32_t> guard(out.size());
-                        for (auto &g : guard) g = static_cast<uint32_t>(rng());
-                        std::memcpy(out.data(), guard.data(), out.size() * 4);
-                        fn(a.data(), pa, b.data(), pb, out.data(), po, rows, cols, stream);
-                        for (int64_t r = 0; r < rows; ++r)
-                            for (int64_t j = 0; j < cols; ++j) {
-                                const float want =
-                                    a[static_cast<size_t>(j * pa + r)] + b[static_cast<size_t>(r * pb + j)];
-                                const float got = out[static_cast<size_t>(r * po + j)];
-                                ASSERT_TRUE(std::isnan(want) ? std::isnan(got)
-                                                             : got == want && std::signbit(got) == std::signbit(want))
-                                    << ops->isa << " rows=" << rows << " cols=" << cols << " po=" << po << " r=" << r
-                                    << " j=" << j << " stream=" << stream;
+    for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
+        for (bool both : {false, true}) {
+            const auto fn =
+                (both ? ops->both_transposed : ops->in_transposed)[static_cast<int>(fusebox::detail::ew_fn::add)]
+                                                                  [fusebox::detail::dtype_index(dt::f32)];
+            ASSERT_NE(fn, nullptr) << ops->isa << " both=" << both;
+            // Whole blocks and tails of rows and columns; an output pitch that
+            // keeps vectors aligned (streamed) and one that does not.
+            for (int64_t rows : {int64_t{16}, int64_t{37}, int64_t{5}})
+                for (int64_t cols : {int64_t{70}, int64_t{16}, int64_t{3}})
+                    for (int64_t po : {int64_t{80}, cols + 3})
+                        for (bool stream : {false, true}) {
+                            // a: column j at a[j * pa]; b: row r at b[r * pb], or column j at b[j * pb]
+                            const int64_t pa = rows + 2, pb = both ? rows + 9 : cols + 7;
+                            std::vector<float> a(static_cast<size_t>(cols * pa)),
+                                b(static_cast<size_t>(both ? cols * pb : rows * pb));
+                            for (auto *v : {&a, &b})
+                                for (float &x : *v) x = rng() % 8 == 0 ? specials[rng() % 6] : value(rng);
+                            std::vector<float, aligned_allocator<float>> out(static_cast<size_t>(rows * po + 16));
+                            std::vector<uint32_t> guard(out.size());
+                            for (auto &g : guard) g = static_cast<uint32_t>(rng());
+                            std::memcpy(out.data(), guard.data(), out.size() * 4);
+                            fn(a.data(), pa, b.data(), pb, out.data(), po, rows, cols, stream);
+                            for (int64_t r = 0; r < rows; ++r)
+                                for (int64_t j = 0; j < cols; ++j) {
+                                    const float want = a[static_cast<size_t>(j * pa + r)] +
+                                                       b[static_cast<size_t>(both ? j * pb + r : r * pb + j)];
+                                    const float got = out[static_cast<size_t>(r * po + j)];
+                                    ASSERT_TRUE(std::isnan(want)
+                                                    ? std::isnan(got)
+                                                    : got == want && std::signbit(got) == std::signbit(want))
+                                        << ops->isa << " rows=" << rows << " cols=" << cols << " po=" << po
+                                        << " r=" << r << " j=" << j << " stream=" << stream << " both=" << both;
+                                }
+                            // Nothing but the elements is written.
+                            for (size_t i = 0; i < out.size(); ++i) {
+                                const int64_t r = static_cast<int64_t>(i) / po, j = static_cast<int64_t>(i) % po;
+                                if (r < rows && j < cols) continue;
+                                uint32_t bits;
+                                std::memcpy(&bits, &out[i], 4);
+                                ASSERT_EQ(bits, guard[i]) << ops->isa << " wrote outside the output at " << i;
                             }
-                        // Nothing but the elements is written.
-                        for (size_t i = 0; i < out.size(); ++i) {
-                            const int64_t r = static_cast<int64_t>(i) / po, j = static_cast<int64_t>(i) % po;
-                            if (r < rows && j < cols) continue;
-                            uint32_t bits;
-                            std::memcpy(&bits, &out[i], 4);
-                            ASSERT_EQ(bits, guard[i]) << ops->isa << " wrote outside the output at " << i;
+                            ++checked;
                         }
-                        ++checked;
-                    }
-    }
+        }
     EXPECT_GT(checked, 0);
 }
 

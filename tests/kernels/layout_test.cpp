@@ -200,6 +200,8 @@ TEST(layout_large, padded_rows_and_transposes_across_threads) {
                     lt(2, dt::f32, nchw20, channels_last(nchw20)), "auto", rng, "NCHW + NCHW -> NHWC, 20 channels");
     check_partition({lt(0, dt::f32, nchw20, channels_last(nchw20)), lt(1, dt::f32, nchw20)}, {op::kind::Add},
                     lt(2, dt::f32, nchw20), "auto", rng, "NHWC + NCHW -> NCHW, 20 channels");
+    check_partition({lt(0, dt::f32, nchw20, channels_last(nchw20)), lt(1, dt::f32, nchw20, channels_last(nchw20))},
+                    {op::kind::Add}, lt(2, dt::f32, nchw20), "auto", rng, "NHWC + NHWC -> NCHW, 20 channels");
     const dims nchw40{2, 40, 9, 41}; // bf16 steps of 32 channels: the last strip of each image is short
     check_partition({lt(0, dt::bf16, nchw40), lt(1, dt::bf16, nchw40, channels_last(nchw40))}, {op::kind::Add},
                     lt(2, dt::bf16, nchw40), "auto", rng, "NCHW + NHWC -> NCHW bf16, 40 channels");

@@ -1418,7 +1418,13 @@ void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, 
     const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
     T *out = static_cast<T *>(out_);
     int64_t r0 = 0;
-    static_cast<void>(stream); // no vectors to stream on the scalar target
+    // Plain stores, even where the output streams: each step writes `lanes`
+    // lines far apart, and such scattered non-temporal stores measured
+    // slower than stores through the cache with their reads for ownership
+    // (Zen 5, f32 NCHW -> NHWC at 2 threads: 12.2 -> 7.3 ms with AVX-512,
+    // 12.2 -> 9.1 capped to AVX2; the staged bf16 and boolean strips below
+    // stream their 32 or 64 lines per step faster).
+    static_cast<void>(stream);
 #if HWY_TARGET != HWY_SCALAR
     const hn::ScalableTag<T> d;
     using V = decltype(hn::Zero(d));
@@ -1427,12 +1433,11 @@ void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, 
     // rows per block of columns instead measured 10 - 15 % slower). Vectors
     // shorter than a cache line (AVX2, SSE4) take kSub blocks of rows
     // at once, so that each output line is written whole, its vectors back to
-    // back (streamed where aligned); pieces of a line far apart in time cost
-    // a read and a write-back of the line each (AVX2 NCHW -> NHWC ran at 0.15
-    // of the roof). Rows left over take blocks of one vector.
+    // back; pieces of a line far apart in time cost a read and a write-back
+    // of the line each (AVX2 NCHW -> NHWC ran at 0.15 of the roof). Rows
+    // left over take blocks of one vector.
     constexpr int64_t kSub = vectors_per_line<T>(hn::MaxLanes(d));
     for (int64_t sub = kSub; sub >= 1; sub = sub > 1 ? 1 : 0) {
-        const bool stream_lines = stream && sub * lanes * static_cast<int64_t>(sizeof(T)) >= 64;
         for (; lanes > 1 && r0 + sub * lanes <= rows; r0 += sub * lanes) {
             int64_t j = 0;
             for (; j + lanes <= cols; j += lanes) {
@@ -1448,8 +1453,7 @@ void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, 
                     transpose_block(d, v[q]); // v[q][m]: column j + m, rows r0 + q * lanes ...
                 }
                 for (int64_t m = 0; m < lanes; ++m)
-                    for (int64_t q = 0; q < sub; ++q)
-                        store_vector(d, v[q][m], out + (j + m) * po + r0 + q * lanes, stream_lines);
+                    for (int64_t q = 0; q < sub; ++q) hn::StoreU(v[q][m], d, out + (j + m) * po + r0 + q * lanes);
             }
             for (; j < cols; ++j)
                 for (int64_t r = r0; r < r0 + sub * lanes; ++r) out[j * po + r] = a[r * pa + j] + b[r * pb + j];
@@ -1466,17 +1470,20 @@ void add_out_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, 
 constexpr int64_t kColsAhead = 32;
 
 // out[r, c] = a[c, r] + b[r, c] (r < rows, c < cols; a the transposed operand,
-// its rows `pa` apart; Add commutes, so it may be either argument). A line
-// of rows at a time along all the columns: each column's line of a is loaded
-// once, lanes-by-lanes blocks transposed in registers, added to b's rows and
-// stored straight to out's, every output line whole within one step (NHWC +
-// NCHW -> NCHW f32 through the panels' tile: 42 - 45 GB/s; this walk 66 - 68,
-// fusebox-transpose-probe). Rows left over go element by element.
-template <typename T>
+// its rows `pa` apart; Add commutes, so it may be either argument), or with
+// kBoth a[c, r] + b[c, r] (both transposed, b's rows `pb` apart). A line of
+// rows at a time along all the columns: each column's line of a (and of b)
+// is loaded once, lanes-by-lanes blocks transposed in registers, added to
+// b's rows (or added before the transpose) and stored straight to out's,
+// every output line whole within one step (NHWC + NCHW -> NCHW f32 through
+// the panels' tile: 42 - 45 GB/s; this walk 66 - 68, fusebox-transpose-probe).
+// Rows left over go element by element.
+template <typename T, bool kBoth>
 void add_in_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, void *out_, int64_t po, int64_t rows,
                        int64_t cols, bool stream) {
     const T *a = static_cast<const T *>(a_), *b = static_cast<const T *>(b_);
     T *out = static_cast<T *>(out_);
+    auto sum = [&](int64_t r, int64_t j) { return a[j * pa + r] + (kBoth ? b[j * pb + r] : b[r * pb + j]); };
     int64_t r0 = 0;
     static_cast<void>(stream); // no vectors to stream on the scalar target
 #if HWY_TARGET != HWY_SCALAR
@@ -1496,20 +1503,30 @@ void add_in_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, v
                         const T *x = a + (j + p * lanes + l) * pa + r0 + q * lanes;
                         if (q == 0) __builtin_prefetch(x + kColsAhead * pa, 0, 3);
                         v[l] = hn::LoadU(d, x);
+                        if constexpr (kBoth) {
+                            const T *y = b + (j + p * lanes + l) * pb + r0 + q * lanes;
+                            if (q == 0) __builtin_prefetch(y + kColsAhead * pb, 0, 3);
+                            v[l] = hn::Add(v[l], hn::LoadU(d, y));
+                        }
                     }
                     transpose_block(d, v); // v[m]: row r0 + q * lanes + m, columns j + p * lanes ...
                     for (int64_t m = 0; m < lanes; ++m) {
                         const int64_t r = r0 + q * lanes + m, c = j + p * lanes;
-                        if (p == 0) __builtin_prefetch(b + r * pb + c + ahead, 0, 3);
-                        store_vector(d, hn::Add(v[m], hn::LoadU(d, b + r * pb + c)), out + r * po + c, stream_lines);
+                        if constexpr (kBoth) {
+                            store_vector(d, v[m], out + r * po + c, stream_lines);
+                        } else {
+                            if (p == 0) __builtin_prefetch(b + r * pb + c + ahead, 0, 3);
+                            store_vector(d, hn::Add(v[m], hn::LoadU(d, b + r * pb + c)), out + r * po + c,
+                                         stream_lines);
+                        }
                     }
                 }
         for (; j < cols; ++j)
-            for (int64_t r = r0; r < r0 + step; ++r) out[r * po + j] = a[j * pa + r] + b[r * pb + j];
+            for (int64_t r = r0; r < r0 + step; ++r) out[r * po + j] = sum(r, j);
     }
 #endif
     for (int64_t r = r0; r < rows; ++r)
-        for (int64_t j = 0; j < cols; ++j) out[r * po + j] = a[j * pa + r] + b[r * pb + j];
+        for (int64_t j = 0; j < cols; ++j) out[r * po + j] = sum(r, j);
 }
 
 // add_out_transposed for f16 with AVX-512 (IO: f16_io; bf16 takes
@@ -2050,7 +2067,8 @@ const element_ops *get_element_ops() {
         if (__builtin_cpu_supports("avx512bf16")) add_chains[dtype_index(dt::bf16)] = add_chain<bf16, bf16_cvt_io>;
 #endif
         o.out_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f32)] = add_out_transposed<float>;
-        o.in_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f32)] = add_in_transposed<float>;
+        o.in_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f32)] = add_in_transposed<float, false>;
+        o.both_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f32)] = add_in_transposed<float, true>;
 #if HWY_TARGET <= HWY_AVX3
         o.out_transposed[static_cast<int>(ew_fn::add)][dtype_index(dt::f16)] = add_out_transposed_half<f16_io>;
 #endif

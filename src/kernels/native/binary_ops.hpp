@@ -109,6 +109,9 @@ struct element_ops {
     // columns contiguous) and one along its rows, into an output along its
     // rows (Add: f32; bf16 on AVX2 and AVX-512)
     add_transposed_fn in_transposed[kNumEwFns][kNumDataTypes];
+    // [fn][t]: the same of two transposed operands (b's columns contiguous
+    // too) into an output along its rows (Add: f32)
+    add_transposed_fn both_transposed[kNumEwFns][kNumDataTypes];
 
     /// The loops of f for operands of types a and b (dtype_index()).
     binary_loops binary_at(int f, int a, int b) const {
