@@ -320,7 +320,7 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
             ops->out_transposed[static_cast<int>(fusebox::detail::ew_fn::add)][fusebox::detail::dtype_index(dt::f32)];
         ASSERT_NE(fn, nullptr) << ops->isa;
         // Whole blocks and tails of rows and columns; an output pitch that
-        // keeps vectors aligned (streamed) and one that does not.
+        // keeps vectors aligned and one that does not.
         for (int64_t rows : {int64_t{16}, int64_t{37}, int64_t{5}})
             for (int64_t cols : {int64_t{70}, int64_t{16}, int64_t{3}})
                 for (int64_t po : {int64_t{64}, rows + 3})

@@ -1477,7 +1477,7 @@ constexpr int64_t kColsAhead = 32;
 // b's rows (or added before the transpose) and stored straight to out's,
 // every output line whole within one step (NHWC + NCHW -> NCHW f32 through
 // the panels' tile: 42 - 45 GB/s; this walk 66 - 68, fusebox-transpose-probe).
-// Rows left over go element by element.
+// Rows and columns left over go element by element.
 template <typename T, bool kBoth>
 void add_in_transposed(const void *a_, int64_t pa, const void *b_, int64_t pb, void *out_, int64_t po, int64_t rows,
                        int64_t cols, bool stream) {
@@ -1695,9 +1695,9 @@ void add_in_transposed_bf16(const void *a_, int64_t pa, const void *b_, int64_t 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
                         if constexpr (kCvt) {
                             const hn::Full512<float> d16;
-                            const hn::Full512<uint32_t> du16;
+                            const hn::Full512<uint32_t> du32x16;
                             auto widen = [&](V h16) {
-                                return hn::BitCast(d16, hn::ShiftLeft<16>(hn::PromoteTo(du16, h16)));
+                                return hn::BitCast(d16, hn::ShiftLeft<16>(hn::PromoteTo(du32x16, h16)));
                             };
                             const auto s16 = hn::Add(widen(v[m]), widen(hn::LoadU(d, y)));
                             constexpr int kSubnormalOrNaN = 0x01 | 0x20 | 0x80; // fpclass: QNaN, denormal, SNaN

@@ -58,8 +58,11 @@ using copy_fn = void (*)(const void *src, void *dst, int64_t n, bool stream);
 /// out[j * po + r] = f(a[r * pa + j], b[r * pb + j]) for r < rows, j < cols
 /// (pitches in elements): an op of two operands read along their rows whose
 /// output is transposed, lanes-by-lanes blocks added and transposed in
-/// registers, each input row prefetched a few lines ahead. `stream` asks for
-/// non-temporal stores where a vector of out is aligned.
+/// registers, each input row prefetched a few lines ahead. `stream` allows
+/// non-temporal stores where a vector of out is aligned (the loops that
+/// store lines far apart one at a time do not use them). The same signature
+/// serves element_ops::in_transposed and both_transposed, whose output runs
+/// along its rows and whose transposed operands are read across them.
 using add_transposed_fn = void (*)(const void *a, int64_t pa, const void *b, int64_t pb, void *out, int64_t po,
                                    int64_t rows, int64_t cols, bool stream);
 

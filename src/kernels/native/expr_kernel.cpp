@@ -58,7 +58,7 @@ int64_t l1_budget() {
 }
 // Rows ahead of a panel's current row that operands read along rows are prefetched.
 constexpr int64_t kRowsAhead = 16;
-// Strips (only the output transposed): bytes of the narrowest input row per
+// Strips (the output transposed): bytes of the narrowest input row per
 // block, and how far ahead of its loads each row is prefetched: one block,
 // so that each row's next block arrives while the strip's other rows run
 // (half a block ahead, bf16 NCHW -> NHWC capped to AVX2 took 7.5 - 7.9 ms
@@ -359,6 +359,7 @@ public:
             return;
         const operand_plan &x = operands_[static_cast<size_t>(n.arg[0])], &y = operands_[static_cast<size_t>(n.arg[1])];
         const int across = x.transposed ? 0 : 1; // the transposed argument (the first, if both are)
+        if (across == 1 && !find_elementwise(n.kind)->commutative) return; // the loops take it first
         const operand_plan &t = across == 0 ? x : y, &r = across == 0 ? y : x;
         const bool both = x.transposed && y.transposed;
         const int64_t height = 64 / static_cast<int64_t>(out_size_);
@@ -670,11 +671,12 @@ private:
         return {out_transpose_, out_tile_pitch_, out_strides_[rank - 1], static_cast<int64_t>(out_size_), stream};
     }
 
-    // Strips: only the output is transposed. Each unit is tile_rows_ rows of
+    // Strips: the output is transposed. Each unit is tile_rows_ rows of
     // one index of the outer dims, walked along its rows a block of
     // panel_cols_ columns at a time: every input row is one long stream, and
     // each block of the output goes out through a tile, a cache line per column.
-    // The loops in registers (strip_in_, strip_add_) take the unit whole.
+    // The loops in registers take the unit whole: strip_add_, and strip_in_
+    // (an output along its rows, one or both inputs transposed).
     void run_strips(const void *const *inputs, void *output, int64_t begin, int64_t end, unsigned char *scratch) const {
         const size_t rank = shape_.size(), n_ops = operands_.size();
         const int64_t rows = shape_[rank - 2], cols = shape_[rank - 1];
@@ -954,7 +956,7 @@ private:
     int64_t row_block_ = kMaxBlock; // elements per call along a row: block_, or all of it
     bool stream_ = false;           // non-temporal stores for the output
     bool panels_ = false;           // a transposing operand: walk panels (execute_panels)
-    bool strips_ = false;           // panels where only the output is transposed: walk strips (run_strips)
+    bool strips_ = false;           // panels as strips of rows (run_strips): the output transposed, or strip_in_
     bool strip_stream_ = false;     // strips write whole output lines: streaming stores
     bool rows_path_ = false;        // whole short rows in one call (run)
     bool linear_rows_ = false;      // whole rows of the linear chain in one call (run)
