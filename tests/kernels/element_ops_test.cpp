@@ -305,15 +305,21 @@ TEST(element_ops, transposes_of_every_element_size) {
         }
 }
 
-TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
-    std::mt19937_64 rng(5);
-    std::uniform_real_distribution<float> value(-1e3f, 1e3f);
+// An f32 in [-1000, 1000], or one time in eight NaN, an infinity, -0, a
+// subnormal or a value near the largest.
+float f32_or_special(std::mt19937_64 &rng) {
     const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
                               std::numeric_limits<float>::infinity(),
                               -std::numeric_limits<float>::infinity(),
                               -0.0f,
                               1e-40f,
                               3.4e38f};
+    if (rng() % 8 == 0) return specials[rng() % 6];
+    return std::uniform_real_distribution<float>(-1e3f, 1e3f)(rng);
+}
+
+TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
+    std::mt19937_64 rng(5);
     int checked = 0;
     for (const element_ops *ops : fusebox::detail::element_ops_for_every_target()) {
         const auto fn =
@@ -328,7 +334,7 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
                         const int64_t pa = cols + 1, pb = cols + 7;
                         std::vector<float> a(static_cast<size_t>(rows * pa)), b(static_cast<size_t>(rows * pb));
                         for (auto *v : {&a, &b})
-                            for (float &x : *v) x = rng() % 8 == 0 ? specials[rng() % 6] : value(rng);
+                            for (float &x : *v) x = f32_or_special(rng);
                         std::vector<float, aligned_allocator<float>> out(static_cast<size_t>(cols * po + 16));
                         std::vector<uint32_t> guard(out.size());
                         for (auto &g : guard) g = static_cast<uint32_t>(rng());
@@ -361,13 +367,6 @@ TEST(element_ops, add_out_transposed_is_the_add_then_the_transpose) {
 TEST(element_ops, add_in_transposed_is_the_transpose_then_the_add) {
     // One transposed operand (in_transposed) or two (both_transposed).
     std::mt19937_64 rng(6);
-    std::uniform_real_distribution<float> value(-1e3f, 1e3f);
-    const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
-                              std::numeric_limits<float>::infinity(),
-                              -std::numeric_limits<float>::infinity(),
-                              -0.0f,
-                              1e-40f,
-                              3.4e38f};
     int checked = 0;
     for (const element_ops *ops : fusebox::detail::element_ops_for_every_target())
         for (bool both : {false, true}) {
@@ -386,7 +385,7 @@ TEST(element_ops, add_in_transposed_is_the_transpose_then_the_add) {
                             std::vector<float> a(static_cast<size_t>(cols * pa)),
                                 b(static_cast<size_t>(both ? cols * pb : rows * pb));
                             for (auto *v : {&a, &b})
-                                for (float &x : *v) x = rng() % 8 == 0 ? specials[rng() % 6] : value(rng);
+                                for (float &x : *v) x = f32_or_special(rng);
                             std::vector<float, aligned_allocator<float>> out(static_cast<size_t>(rows * po + 16));
                             std::vector<uint32_t> guard(out.size());
                             for (auto &g : guard) g = static_cast<uint32_t>(rng());
