@@ -222,7 +222,7 @@ public:
                      n.n_args > 1 ? data_type_name(n.in_dt[1]) : "");
             nodes_.push_back(p);
         }
-        if (sides_.empty()) plan_chain(e), plan_strip_add(e, rank), plan_strip_in(e, rank);
+        if (sides_.empty()) plan_chain(e), plan_strip_add(e, rank);
         if (sides_.empty() && !chain_ && !panels_) plan_linear(e);
         // One op (or a chain in registers) reading its operands in place
         // (contiguous or broadcast) and writing the output directly uses no
@@ -332,7 +332,7 @@ public:
     // the output. Such a strip is one output line tall (a comparison's strip
     // of 64 rows, where the tiles take 16: its rows' lines are used at once).
     void plan_strip_add(const fused_expr &e, size_t rank) {
-        if (!strips_ || e.nodes.size() != 1 || e.nodes[0].n_args != 2) return;
+        if (!strips_ || strip_in_ || e.nodes.size() != 1 || e.nodes[0].n_args != 2) return;
         const expr_node &n = e.nodes[0];
         if (n.in_dt[0] != n.in_dt[1] || (n.out_dt != n.in_dt[0] && n.out_dt != data_type::boolean) || n.arg[0] < 0 ||
             n.arg[1] < 0)
@@ -347,29 +347,42 @@ public:
         if (strip_add_) tile_rows_ = height, strip_stream_ = stream_;
     }
 
-    // Panels of one op whose one transposed input meets an input (or a
-    // second transposed one) and an output along their rows become strips
-    // of a cache line of rows where the loops run the op and the transpose
-    // in registers: each line of a transposed input is loaded once, no tile
-    // (in_transposed, both_transposed).
-    void plan_strip_in(const fused_expr &e, size_t rank) {
-        if (!panels_ || strips_ || out_transposed_ || e.nodes.size() != 1 || e.nodes[0].n_args != 2) return;
+    // Unit stride on the second-inner dim, read across the inner one.
+    static bool across_rows(const dims &st, size_t rank) {
+        return st[rank - 2] == 1 && st[rank - 1] != 0 && st[rank - 1] != 1;
+    }
+
+    // One op of a transposed input and an input along the rows (or a second
+    // transposed one) into an output along its rows, where the loops run the
+    // op and the transpose in registers (in_transposed, both_transposed):
+    // strips of one output line of rows, each line of a transposed input
+    // loaded once, no tile. Two transposed inputs take them only where their
+    // lines are closer together than the output's rows, so that the
+    // scattered accesses take the shorter strides (f32 NHWC + NHWC -> NCHW
+    // at 2 threads on a Zen 5: 12.2 ms through a transposed output, 9.5 so;
+    // NCHW + NCHW -> NHWC the other way round: 7.4 and 11.4); otherwise
+    // plan_panels swaps the dims. True, with strip_in_ set, where they apply.
+    bool plan_strip_in(const fused_expr &e, size_t rank) {
+        if (e.nodes.size() != 1 || out_strides_[rank - 1] != 1) return false;
         const expr_node &n = e.nodes[0];
-        if (n.in_dt[0] != n.in_dt[1] || n.out_dt != n.in_dt[0] || n.arg[0] < 0 || n.arg[1] < 0 || n.arg[0] == n.arg[1])
-            return;
-        const operand_plan &x = operands_[static_cast<size_t>(n.arg[0])], &y = operands_[static_cast<size_t>(n.arg[1])];
-        const int across = x.transposed ? 0 : 1; // the transposed argument (the first, if both are)
-        if (across == 1 && !find_elementwise(n.kind)->commutative) return; // the loops take it first
-        const operand_plan &t = across == 0 ? x : y, &r = across == 0 ? y : x;
-        const bool both = x.transposed && y.transposed;
         const int64_t height = 64 / static_cast<int64_t>(out_size_);
-        if (!t.transposed || (!both && r.strides[rank - 1] != 1) || out_strides_[rank - 1] != 1 ||
-            shape_[rank - 2] < height)
-            return;
+        if (n.n_args != 2 || n.in_dt[0] != n.in_dt[1] || n.out_dt != n.in_dt[0] || n.arg[0] < 0 || n.arg[1] < 0 ||
+            n.arg[0] == n.arg[1] || shape_[rank - 2] < height)
+            return false;
+        const dims &x = operands_[static_cast<size_t>(n.arg[0])].strides,
+                   &y = operands_[static_cast<size_t>(n.arg[1])].strides;
+        const bool both = across_rows(x, rank) && across_rows(y, rank);
+        const int across = across_rows(x, rank) ? 0 : 1; // the transposed argument (the first, if both are)
+        const dims &t = across == 0 ? x : y, &r = across == 0 ? y : x;
+        if (!across_rows(t, rank)) return false;
+        if (both ? std::max(x[rank - 1], y[rank - 1]) > out_strides_[rank - 2] : r[rank - 1] != 1) return false;
+        if (across == 1 && !find_elementwise(n.kind)->commutative) return false; // the loops take it first
         const element_ops &ops = element_ops_for_cpu();
         strip_in_ = (both ? ops.both_transposed : ops.in_transposed)[static_cast<int>(n.fn)][dtype_index(n.in_dt[0])];
-        if (strip_in_)
-            strips_ = true, tile_rows_ = height, strip_stream_ = stream_, strip_in_arg_ = across, strip_in_both_ = both;
+        if (!strip_in_) return false;
+        strip_in_arg_ = across, strip_in_both_ = both;
+        panels_ = strips_ = true, tile_rows_ = height, strip_stream_ = stream_;
+        return true;
     }
 
     // Transposing partitions. An operand read across the inner dim has its
@@ -378,35 +391,15 @@ public:
     // once into a tile from which every row of the panel is contiguous. When
     // more inputs run in another order than the output's, the two inner dims
     // swap: the inputs are read along their rows and the output is the one
-    // transposed, through a tile written out a column at a time.
+    // transposed, through a tile written out a column at a time. One op the
+    // loops run in registers takes strips with no tile instead (plan_strip_in).
     void plan_panels(const fused_expr &e, size_t rank) {
         if (rank < 2) return;
-        auto is_transposed = [&](const dims &st) {
-            return st[rank - 2] == 1 && st[rank - 1] != 0 && st[rank - 1] != 1;
-        };
+        auto is_transposed = [&](const dims &st) { return across_rows(st, rank); };
         int64_t transposed = 0, along_rows = out_strides_[rank - 1] == 1;
         for (const auto &o : operands_) transposed += is_transposed(o.strides), along_rows += o.strides[rank - 1] == 1;
-        if (transposed == 0) return;
-        // One op of two transposed inputs into an output along its rows
-        // keeps its dims where the loops run it in registers (plan_strip_in)
-        // and the inputs' lines are closer together than the output's rows:
-        // the scattered accesses take the shorter strides (f32 NHWC + NHWC ->
-        // NCHW at 2 threads on a Zen 5: 12.2 ms through a transposed output,
-        // 9.5 so; NCHW + NCHW -> NHWC the other way round: 7.4 and 11.4).
-        bool both_in_registers = false;
-        if (e.nodes.size() == 1) {
-            const expr_node &n = e.nodes[0];
-            auto closer = [&](int k) {
-                const dims &st = operands_[static_cast<size_t>(k)].strides;
-                return is_transposed(st) && st[rank - 1] <= out_strides_[rank - 2];
-            };
-            both_in_registers = n.n_args == 2 && n.arg[0] >= 0 && n.arg[1] >= 0 && n.arg[0] != n.arg[1] &&
-                                closer(n.arg[0]) && closer(n.arg[1]) && out_strides_[rank - 1] == 1 &&
-                                n.in_dt[0] == n.in_dt[1] && n.out_dt == n.in_dt[0] &&
-                                shape_[rank - 2] >= 64 / static_cast<int64_t>(out_size_) &&
-                                element_ops_for_cpu().both_transposed[static_cast<int>(n.fn)][dtype_index(n.in_dt[0])];
-        }
-        if (transposed > along_rows && !both_in_registers) { // swap the two inner dims
+        if (transposed == 0 || plan_strip_in(e, rank)) return;
+        if (transposed > along_rows) { // swap the two inner dims
             std::swap(shape_[rank - 2], shape_[rank - 1]);
             std::swap(out_strides_[rank - 2], out_strides_[rank - 1]);
             for (auto &o : operands_) std::swap(o.strides[rank - 2], o.strides[rank - 1]);
