@@ -941,11 +941,12 @@ struct bf16_io {
 // bit-identical. Inline assembly: the instruction is outside the target
 // Highway compiles this code for.
 struct bf16_cvt_io : bf16_io {
+    // The lanes the instruction does not round as the integer path does.
+    template <class V> static __mmask16 subnormal_or_nan(V v) {
+        return _mm512_fpclass_ps_mask(v.raw, 0x01 | 0x20 | 0x80); // fpclass: QNaN, denormal, SNaN
+    }
     template <class D> static auto narrow2(D df, hn::Vec<D> lo, hn::Vec<D> hi) {
-        constexpr int kSubnormalOrNaN = 0x01 | 0x20 | 0x80; // fpclass: QNaN, denormal, SNaN
-        if (HWY_UNLIKELY(_kor_mask16(_mm512_fpclass_ps_mask(lo.raw, kSubnormalOrNaN),
-                                     _mm512_fpclass_ps_mask(hi.raw, kSubnormalOrNaN))))
-            return bf16_io::narrow2(df, lo, hi);
+        if (HWY_UNLIKELY(_kor_mask16(subnormal_or_nan(lo), subnormal_or_nan(hi)))) return bf16_io::narrow2(df, lo, hi);
         __m512i packed;
         asm("vcvtne2ps2bf16 %2, %1, %0" : "=v"(packed) : "v"(hi.raw), "v"(lo.raw));
         return hn::Vec512<uint16_t>{packed};
@@ -953,15 +954,22 @@ struct bf16_cvt_io : bf16_io {
     // Even and odd elements: converted as above into [even | odd] halves,
     // then interleaved back into memory order with one word permute.
     template <class D> static auto narrow2_pairs(D df, hn::Vec<D> even, hn::Vec<D> odd) {
-        constexpr int kSubnormalOrNaN = 0x01 | 0x20 | 0x80;
-        if (HWY_UNLIKELY(_kor_mask16(_mm512_fpclass_ps_mask(even.raw, kSubnormalOrNaN),
-                                     _mm512_fpclass_ps_mask(odd.raw, kSubnormalOrNaN))))
+        if (HWY_UNLIKELY(_kor_mask16(subnormal_or_nan(even), subnormal_or_nan(odd))))
             return bf16_io::narrow2_pairs(df, even, odd);
         __m512i packed;
         asm("vcvtne2ps2bf16 %2, %1, %0" : "=v"(packed) : "v"(odd.raw), "v"(even.raw));
         const __m512i order = _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
                                                6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
         return hn::Vec512<uint16_t>{_mm512_permutexvar_epi16(order, packed)};
+    }
+    // One vector of 16 f32 into 16 bf16 by vcvtneps2bf16, for loops that
+    // round 16 sums at a time (add_in_transposed_bf16); narrow stays the
+    // integer rounding for the loops that use it.
+    template <class D> static auto narrow_one(D df, hn::Vec<D> v) {
+        if (HWY_UNLIKELY(subnormal_or_nan(v))) return bf16_io::narrow(df, v);
+        __m256i packed;
+        asm("vcvtneps2bf16 %1, %0" : "=v"(packed) : "v"(v.raw));
+        return hn::Vec256<uint16_t>{packed};
     }
 };
 #endif
@@ -1657,9 +1665,8 @@ void add_out_transposed_bf16(const void *a_, int64_t pa, const void *b_, int64_t
 // columns of 8 rows in memory order, which add to b's row in even/odd f32
 // pairs and round back as binary_f32's bf16 loop does; each output row's
 // line is stored whole within the step. With AVX512_BF16 (kCvt) the 16
-// sums of a row are one 512-bit f32 vector rounded by vcvtneps2bf16 (half
-// the instructions; vectors holding a subnormal or a NaN take the integer
-// rounding, as in bf16_cvt_io). Columns and rows past the last whole step go
+// sums of a row are one 512-bit f32 vector rounded by bf16_cvt_io::narrow_one
+// (half the instructions). Columns and rows past the last whole step go
 // element by element.
 #if HWY_TARGET <= HWY_AVX2
 template <bool kCvt>
@@ -1696,17 +1703,10 @@ void add_in_transposed_bf16(const void *a_, int64_t pa, const void *b_, int64_t 
                         if constexpr (kCvt) {
                             const hn::Full512<float> d16;
                             const hn::Full512<uint32_t> du32x16;
-                            auto widen = [&](V h16) {
-                                return hn::BitCast(d16, hn::ShiftLeft<16>(hn::PromoteTo(du32x16, h16)));
-                            };
-                            const auto s16 = hn::Add(widen(v[m]), widen(hn::LoadU(d, y)));
-                            constexpr int kSubnormalOrNaN = 0x01 | 0x20 | 0x80; // fpclass: QNaN, denormal, SNaN
-                            if (HWY_LIKELY(_mm512_fpclass_ps_mask(s16.raw, kSubnormalOrNaN) == 0)) {
-                                __m256i packed;
-                                asm("vcvtneps2bf16 %1, %0" : "=v"(packed) : "v"(s16.raw));
-                                store_vector(d, V{packed}, out + r * po + j + h, stream);
-                                continue;
-                            }
+                            const auto x16 = hn::BitCast(d16, hn::ShiftLeft<16>(hn::PromoteTo(du32x16, v[m])));
+                            store_vector(d, bf16_cvt_io::narrow_one(d16, hn::Add(x16, bf16_io::load(d16, y))),
+                                         out + r * po + j + h, stream);
+                            continue;
                         }
 #endif
                         const auto x = hn::BitCast(du32, v[m]);
